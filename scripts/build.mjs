@@ -1,0 +1,99 @@
+// Bundles the CLI, the desktop extension, the web extension and the webview with esbuild,
+// and copies the tree-sitter grammars next to the bundles that load them.
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  sourcemap: true,
+  logLevel: 'warning',
+  target: 'es2022',
+  define: { __VERSION__: JSON.stringify(pkg.version) },
+  legalComments: 'none',
+};
+
+// web-tree-sitter's ESM build reads import.meta.url; in cjs/iife bundles it is undefined.
+const importMetaUrlShim = {
+  'import.meta.url': 'importMetaUrl',
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outfile: join(root, 'dist/cli.js'),
+    platform: 'node',
+    format: 'cjs',
+    banner: { js: '#!/usr/bin/env node\nconst importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+    define: { ...common.define, ...importMetaUrlShim },
+  },
+  {
+    ...common,
+    entryPoints: [join(root, 'test/bench/bench.ts')],
+    outfile: join(root, 'dist/bench.js'),
+    platform: 'node',
+    format: 'cjs',
+    banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+    define: { ...common.define, ...importMetaUrlShim },
+  },
+];
+if (existsSync(join(root, 'src/extension/extension.ts'))) {
+  builds.push(
+    {
+      ...common,
+      entryPoints: [join(root, 'src/extension/extension.ts')],
+      outfile: join(root, 'dist/extension.js'),
+      platform: 'node',
+      format: 'cjs',
+      external: ['vscode'],
+      banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+      define: { ...common.define, ...importMetaUrlShim },
+    },
+    {
+      ...common,
+      entryPoints: [join(root, 'src/extension/extension.ts')],
+      outfile: join(root, 'dist/web/extension.js'),
+      platform: 'browser',
+      format: 'cjs',
+      external: ['vscode'],
+      banner: { js: 'const importMetaUrl = (typeof location !== "undefined" ? location.href : "file:///");' },
+      define: { ...common.define, ...importMetaUrlShim, 'process.env.NODE_ENV': '"production"' },
+      alias: { 'node:fs': './src/extension/web-empty.ts', 'node:path': './src/extension/web-empty.ts', fs: './src/extension/web-empty.ts', path: './src/extension/web-empty.ts', module: './src/extension/web-empty.ts' },
+    },
+  );
+}
+if (existsSync(join(root, 'src/webview/main.ts'))) {
+  builds.push({
+    ...common,
+    entryPoints: [join(root, 'src/webview/main.ts')],
+    outfile: join(root, 'dist/webview.js'),
+    platform: 'browser',
+    format: 'iife',
+    minify: true,
+  });
+}
+
+mkdirSync(join(root, 'dist'), { recursive: true });
+for (const [from, to] of [
+  ['web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm'],
+  ['tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-python.wasm'],
+  ['tree-sitter-cuda/tree-sitter-cuda.wasm', 'tree-sitter-cuda.wasm'],
+]) {
+  const src = join(root, 'node_modules', from);
+  copyFileSync(src, join(root, 'dist', to));
+}
+
+if (watch) {
+  for (const b of builds) (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}
+void require;

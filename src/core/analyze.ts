@@ -1,0 +1,160 @@
+/**
+ * The analysis pipeline, for one file:
+ *
+ *   source ──► guard (binary? size?) ──► frontend (syntax tree → kernel IR, per language)
+ *          ──► bindings (user > pragma > launch > autotune > … > defaults)
+ *          ──► count (IR → per-unit FLOPs / bytes, symbolic and numeric)
+ *          ──► roofline (peak of the dominant unit, ridge, attainable, bound)
+ *          ──► FileReport (+ diagnostics)
+ *
+ * Pure: no I/O, no `vscode`, never throws on user input.
+ */
+import type { Dtype, GpuSpec } from './gpus/types';
+import type { Diagnostic, FileIR, KernelIR, Language } from './ir';
+import { diag, MSG } from './messages';
+import { countKernel } from './model/count';
+import type { Parsers } from './parsers';
+import type { AnalysisReport, FileReport, KernelReport } from './report/types';
+import { readPragmas } from './bindings';
+import { Budget } from './budget';
+import { tritonFrontend } from './frontends/triton/frontend';
+import { cudaFrontend } from './frontends/cuda/frontend';
+import { wgslFrontend } from './frontends/wgsl/frontend';
+
+export type BindingValue = number | boolean | string;
+
+export interface UserInputs {
+  /** `--set NAME=VALUE` / settings. */
+  set: Record<string, BindingValue>;
+  /** `--dtype NAME=TYPE`. */
+  dtypes: Record<string, Dtype>;
+  /** `--grid X,Y,Z`. */
+  grid?: number[];
+}
+
+export interface AnalyzeOptions extends Partial<UserInputs> {
+  gpu: GpuSpec;
+  /** Path (for the report and for choosing the language). */
+  path?: string;
+  language?: Language;
+  /** Time budget for the whole file, ms (default 2000). */
+  budgetMs?: number;
+}
+
+/** What a frontend receives. */
+export interface FrontendContext {
+  source: string;
+  parsers: Parsers;
+  user: UserInputs;
+  /** Pragma bindings found in the file (`# roofline: M=4096`). */
+  pragmas: { name: string; value: BindingValue; line: number }[];
+  budget: Budget;
+  path?: string;
+}
+
+export type Frontend = (ctx: FrontendContext) => FileIR;
+
+const FRONTENDS: Record<Language, Frontend> = {
+  triton: tritonFrontend,
+  cuda: cudaFrontend,
+  wgsl: wgslFrontend,
+};
+
+/** Picks the language from the file name (and, for `.py`, nothing else: Triton lives in Python). */
+export function languageOf(path: string): Language | undefined {
+  const p = path.toLowerCase();
+  if (p.endsWith('.py') || p.endsWith('.pyi')) return 'triton';
+  if (p.endsWith('.cu') || p.endsWith('.cuh')) return 'cuda';
+  if (p.endsWith('.wgsl')) return 'wgsl';
+  if (/\.(m?js|cjs|jsx|ts|mts|cts|tsx)$/.test(p)) return 'wgsl';
+  return undefined;
+}
+
+function looksBinary(source: string): boolean {
+  const n = Math.min(source.length, 8192);
+  let bad = 0;
+  for (let i = 0; i < n; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0) return true;
+    if (c === 0xfffd || (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12)) bad++;
+  }
+  return n > 0 && bad / n > 0.1;
+}
+
+function kernelText(source: string, k: KernelIR): string {
+  if (!k.range) return source;
+  const lines = source.split('\n');
+  return lines.slice(k.range.startLine, k.range.endLine + 1).join('\n');
+}
+
+/** Analyses one file's text. Never throws. */
+export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOptions): FileReport {
+  const path = opts.path ?? '<input>';
+  const language = opts.language ?? languageOf(path) ?? 'triton';
+  const report: FileReport = { path, language, diagnostics: [], kernels: [] };
+  if (looksBinary(source)) {
+    report.diagnostics.push(diag('binaryInput', 1, 'warning', MSG.binaryInput()));
+    return report;
+  }
+  const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid };
+  const budget = new Budget(opts.budgetMs ?? 2000);
+  let ir: FileIR;
+  try {
+    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path });
+  } catch (e) {
+    report.diagnostics.push(diag('internal', 1, 'error', `internal error in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
+    return report;
+  }
+  report.diagnostics.push(...ir.diagnostics);
+  if (budget.expired) report.diagnostics.push(diag('budget', 1, 'warning', MSG.budget()));
+  for (const k of ir.kernels) {
+    report.diagnostics.push(...k.diagnostics);
+    try {
+      const text = kernelText(source, k);
+      for (const [n, b] of Object.entries(k.bindings))
+        if ((b.source === 'user' || b.source === 'pragma') && b.detail !== '--grid' && !text.includes(n.replace(/\(.*$/, ''))) delete k.bindings[n];
+      const env = new Map<string, number>();
+      for (const [n, b] of Object.entries(k.bindings)) {
+        if (typeof b.value === 'number') env.set(n, b.value);
+        else if (typeof b.value === 'boolean') env.set(n, b.value ? 1 : 0);
+      }
+      const kr = countKernel(k, { gpu: opts.gpu, env });
+      report.kernels.push(kr);
+      if (kr.unbound.length > 0) {
+        const inLoops = kr.unbound.filter((n) => kr.regions.some((r) => r.kind === 'loop' && r.trips === null && r.tripsFormula.includes(n)));
+        for (const n of inLoops) {
+          const r = kr.regions.find((x) => x.kind === 'loop' && x.tripsFormula.includes(n))!;
+          report.diagnostics.push(diag('unboundLoop', r.line, 'info', `${k.name}: ${MSG.unboundLoop(n)}`));
+        }
+        const rest = kr.unbound.filter((n) => !inLoops.includes(n));
+        if (rest.length) report.diagnostics.push(diag('unbound', k.line, 'info', `${k.name}: ${MSG.unbound(rest)}`));
+      }
+    } catch (e) {
+      report.diagnostics.push(diag('internal', k.line, 'error', `internal error counting \`${k.name}\`: ${String((e as Error)?.message ?? e)}`));
+    }
+  }
+  report.diagnostics = dedupe(report.diagnostics);
+  return report;
+}
+
+function dedupe(ds: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return ds
+    .filter((d) => {
+      const k = `${d.line}|${d.severity}|${d.message}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .sort((a, b) => a.line - b.line);
+}
+
+export function gpuSummary(gpu: GpuSpec): AnalysisReport['gpu'] {
+  return { id: gpu.id, name: gpu.name, memoryBandwidth: gpu.memoryBandwidth, l2Bandwidth: gpu.l2Bandwidth, peaks: gpu.peaks };
+}
+
+export function makeReport(gpu: GpuSpec, files: FileReport[]): AnalysisReport {
+  return { schemaVersion: 1, gpu: gpuSummary(gpu), files };
+}
+
+export type { KernelReport, FileReport, AnalysisReport };

@@ -1,0 +1,120 @@
+/**
+ * Bindings: values for symbols, each remembering where it came from.
+ * Priority (highest first) follows COUNTING.md / the issue: user (--set,
+ * settings) > pragma > launch site > autotune > heuristics > template >
+ * define/const > default > global > launch_bounds > derived.
+ */
+import type { Binding, BindingSource } from './ir';
+
+const PRIORITY: BindingSource[] = [
+  'user',
+  'pragma',
+  'launch',
+  'autotune',
+  'heuristics',
+  'template',
+  'define',
+  'default',
+  'global',
+  'launch_bounds',
+  'derived',
+];
+
+export function sourceRank(s: BindingSource): number {
+  const i = PRIORITY.indexOf(s);
+  return i < 0 ? PRIORITY.length : i;
+}
+
+export class BindingSet {
+  private readonly map = new Map<string, Binding>();
+
+  /** Binds `name` unless a higher-priority source already did. Returns true when the value was taken. */
+  bind(name: string, value: number | boolean | string, source: BindingSource, detail: string): boolean {
+    const cur = this.map.get(name);
+    if (cur && sourceRank(cur.source) <= sourceRank(source)) return false;
+    if (typeof value === 'number' && !Number.isFinite(value)) return false;
+    this.map.set(name, { value, source, detail });
+    return true;
+  }
+
+  get(name: string): Binding | undefined {
+    return this.map.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.map.has(name);
+  }
+
+  /** Numeric value (booleans as 0/1), or undefined. */
+  num(name: string): number | undefined {
+    const b = this.map.get(name);
+    if (!b) return undefined;
+    if (typeof b.value === 'number') return b.value;
+    if (typeof b.value === 'boolean') return b.value ? 1 : 0;
+    return undefined;
+  }
+
+  /** The numeric environment for `evaluate()`. */
+  env(): Map<string, number> {
+    const env = new Map<string, number>();
+    for (const k of this.map.keys()) {
+      const v = this.num(k);
+      if (v !== undefined) env.set(k, v);
+    }
+    return env;
+  }
+
+  toRecord(): Record<string, Binding> {
+    const out: Record<string, Binding> = {};
+    for (const k of [...this.map.keys()].sort()) out[k] = this.map.get(k)!;
+    return out;
+  }
+
+  clone(): BindingSet {
+    const b = new BindingSet();
+    for (const [k, v] of this.map) b.map.set(k, v);
+    return b;
+  }
+}
+
+/** Parses a `--set` / pragma value: number (incl. 1e3, 0x10, 2**12), true/false, else string. */
+export function parseBindingValue(raw: string): number | boolean | string {
+  const s = raw.trim();
+  if (s === 'true' || s === 'True') return true;
+  if (s === 'false' || s === 'False') return false;
+  const pow = /^(\d+)\s*\*\*\s*(\d+)$/.exec(s);
+  if (pow) {
+    const v = Math.pow(Number(pow[1]), Number(pow[2]));
+    if (Number.isFinite(v)) return v;
+  }
+  if (/^[-+]?(0x[0-9a-f]+|\d+(\.\d*)?(e[-+]?\d+)?|\.\d+(e[-+]?\d+)?)$/i.test(s)) {
+    const v = Number(s);
+    if (Number.isFinite(v)) return v;
+  }
+  return s;
+}
+
+/**
+ * Reads `# roofline: M=4096 N=4096` / `// roofline: M=4096` pragma comments.
+ * Returns bindings with their 1-based line. Never throws.
+ */
+export function readPragmas(source: string): { name: string; value: number | boolean | string; line: number }[] {
+  const out: { name: string; value: number | boolean | string; line: number }[] = [];
+  const re = /(?:#|\/\/|\/\*)\s*roofline:\s*([^\n]*)/g;
+  let m: RegExpExecArray | null;
+  let count = 0;
+  while ((m = re.exec(source)) && count < 1000) {
+    count++;
+    const line = source.slice(0, m.index).split('\n').length;
+    const body = m[1].replace(/\*\/.*$/, '');
+    for (const pair of body.split(/[\s,]+/)) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) continue;
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (!/^[A-Za-z_][\w.]*(\(.*\))?$/.test(name) || value === '') continue;
+      out.push({ name, value: parseBindingValue(value), line });
+    }
+  }
+  return out;
+}

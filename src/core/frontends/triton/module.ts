@@ -1,0 +1,526 @@
+/**
+ * Module scan: imports and their aliases, module-level constants, `@triton.jit`
+ * functions with their autotune/heuristics decorators, and launch sites
+ * `kernel[grid](...)` with what the host code around them says (argument
+ * values, tensor dtypes, the grid).
+ */
+import type { Node } from 'web-tree-sitter';
+import type { Dtype } from '../../gpus/types';
+import {
+  add,
+  cdiv,
+  evaluate,
+  floordiv,
+  max as emax,
+  min as emin,
+  mod,
+  mul,
+  num,
+  pow as epow,
+  sub,
+  sym,
+  div,
+  type Env,
+  type Expr,
+} from '../../sym/expr';
+import { parseDtype } from '../common';
+import { callArgs, dotted, field, line, named, stringValue } from './syntax';
+import type { Budget } from '../../budget';
+
+export interface ParamInfo {
+  name: string;
+  constexpr: boolean;
+  annotation: Node | null;
+  default: Node | null;
+}
+
+export interface FnInfo {
+  name: string;
+  node: Node;
+  isJit: boolean;
+  autotune: Node | null;
+  heuristics: Node | null;
+  params: ParamInfo[];
+  line: number;
+}
+
+export interface Launch {
+  kernel: string;
+  node: Node;
+  grid: Node | null;
+  pos: Node[];
+  kw: Map<string, Node>;
+  /** The enclosing function body (or the module) the host values come from. */
+  scope: Node;
+  line: number;
+}
+
+export interface ModuleInfo {
+  /** Local name → imported dotted path (`tl` → `triton.language`). */
+  imports: Map<string, string>;
+  /** Module-level `NAME = value` assignments. */
+  globals: Map<string, Node>;
+  functions: Map<string, FnInfo>;
+  /** `alias = helper` / `from x import helper as alias`. */
+  fnAliases: Map<string, string>;
+  launches: Launch[];
+}
+
+/** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
+export function canonical(name: string, imports: Map<string, string>): string {
+  const parts = name.split('.');
+  const head = imports.get(parts[0]);
+  let full = head ? [head, ...parts.slice(1)].join('.') : name;
+  full = full.replace(/^triton\.language(\.|$)/, 'tl$1');
+  full = full.replace(/^tl\.(extra\.(cuda\.|hip\.|intel\.)?)?libdevice\./, 'libdevice.');
+  full = full.replace(/^tl\.(math|core|standard|semantic)\./, 'tl.');
+  return full;
+}
+
+function decoratorName(d: Node, imports: Map<string, string>): { name: string; call: Node | null } {
+  const expr = named(d)[0];
+  if (!expr) return { name: '', call: null };
+  if (expr.type === 'call') return { name: canonical(dotted(field(expr, 'function')) ?? '', imports), call: expr };
+  return { name: canonical(dotted(expr) ?? '', imports), call: null };
+}
+
+function readParams(fn: Node, imports: Map<string, string>): ParamInfo[] {
+  const ps = field(fn, 'parameters');
+  if (!ps) return [];
+  const out: ParamInfo[] = [];
+  for (const p of named(ps)) {
+    let name: string | undefined;
+    let annotation: Node | null = null;
+    let def: Node | null = null;
+    if (p.type === 'identifier') name = p.text;
+    else if (p.type === 'typed_parameter') {
+      name = named(p).find((c) => c.type === 'identifier')?.text;
+      annotation = field(p, 'type');
+    } else if (p.type === 'default_parameter') {
+      name = field(p, 'name')?.text;
+      def = field(p, 'value');
+    } else if (p.type === 'typed_default_parameter') {
+      name = field(p, 'name')?.text;
+      annotation = field(p, 'type');
+      def = field(p, 'value');
+    }
+    if (!name) continue;
+    const ann = annotation ? canonical(annotation.text.replace(/\s/g, ''), imports) : '';
+    out.push({ name, constexpr: /(^|\.)constexpr$/.test(ann), annotation, default: def });
+  }
+  return out;
+}
+
+function scanFunction(def: Node, decorators: Node[], imports: Map<string, string>): FnInfo | undefined {
+  const name = field(def, 'name')?.text;
+  if (!name) return undefined;
+  let isJit = false;
+  let autotune: Node | null = null;
+  let heuristics: Node | null = null;
+  for (const d of decorators) {
+    const { name: dn, call } = decoratorName(d, imports);
+    if (/^triton(\.runtime)?(\.jit)?\.jit$/.test(dn) || dn === 'triton.jit' || dn === 'triton.runtime.jit') isJit = true;
+    else if (/^triton(\.runtime)?(\.autotuner)?\.autotune$/.test(dn)) autotune = call;
+    else if (/^triton(\.runtime)?(\.autotuner)?\.heuristics$/.test(dn)) heuristics = call;
+  }
+  return { name, node: def, isJit, autotune, heuristics, params: readParams(def, imports), line: line(def) };
+}
+
+/** Scans the module's top level (and the bodies of host functions, for launches). */
+export function scanModule(root: Node, budget: Budget): ModuleInfo {
+  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [] };
+  const top = named(root);
+  for (const st of top) {
+    if (st.type === 'import_statement') {
+      for (const c of named(st)) {
+        if (c.type === 'aliased_import') {
+          const n = field(c, 'name')?.text;
+          const a = field(c, 'alias')?.text;
+          if (n && a) m.imports.set(a, n);
+        } else if (c.type === 'dotted_name') m.imports.set(c.text.split('.')[0], c.text.split('.')[0]);
+      }
+    } else if (st.type === 'import_from_statement') {
+      const mod = field(st, 'module_name')?.text ?? '';
+      for (const c of named(st).slice(1)) {
+        if (c.type === 'aliased_import') {
+          const n = field(c, 'name')?.text;
+          const a = field(c, 'alias')?.text;
+          if (n && a) m.imports.set(a, `${mod}.${n}`);
+        } else if (c.type === 'dotted_name') m.imports.set(c.text, `${mod}.${c.text}`);
+      }
+    }
+  }
+  for (const st of top) {
+    if (budget.spent()) break;
+    if (st.type === 'decorated_definition') {
+      const def = field(st, 'definition');
+      if (def?.type === 'function_definition') {
+        const f = scanFunction(def, named(st).filter((c) => c.type === 'decorator'), m.imports);
+        if (f) m.functions.set(f.name, f);
+      }
+    } else if (st.type === 'function_definition') {
+      const f = scanFunction(st, [], m.imports);
+      if (f) m.functions.set(f.name, f);
+    } else if (st.type === 'expression_statement') {
+      const a = named(st)[0];
+      if (a?.type === 'assignment') {
+        const l = field(a, 'left');
+        const r = field(a, 'right');
+        if (l?.type === 'identifier' && r) m.globals.set(l.text, r);
+      }
+    }
+  }
+  // Aliases of jit helpers: `silu = _silu`, or `from .kernels import _silu as silu` of a function in this file.
+  for (const [n, r] of m.globals) if (r.type === 'identifier' && m.functions.get(r.text)?.isJit) m.fnAliases.set(n, r.text);
+  for (const [local, path] of m.imports) {
+    const last = path.split('.').pop()!;
+    if (local !== last && m.functions.get(last)?.isJit) m.fnAliases.set(local, last);
+  }
+  findLaunches(root, root, m, budget);
+  return m;
+}
+
+function findLaunches(n: Node, scope: Node, m: ModuleInfo, budget: Budget): void {
+  if (budget.spent()) return;
+  if (n.type === 'call') {
+    const f = field(n, 'function');
+    if (f?.type === 'subscript') {
+      const target = dotted(field(f, 'value'));
+      const k = target ? (m.fnAliases.get(target) ?? target) : undefined;
+      if (k && m.functions.get(k)?.isJit) {
+        const sub = f.childrenForFieldName('subscript').filter((x): x is Node => x !== null);
+        const { pos, kw } = callArgs(n);
+        m.launches.push({ kernel: k, node: n, grid: sub.length === 1 ? sub[0] : null, pos, kw, scope, line: line(n) });
+      }
+    }
+  }
+  const nextScope = n.type === 'function_definition' ? n : scope;
+  for (const c of n.namedChildren) if (c) findLaunches(c, nextScope, m, budget);
+}
+
+// ---------------------------------------------------------------------------
+// Host-side evaluation (launch sites, autotune configs, heuristics, grid lambdas)
+
+export interface HostValue {
+  expr?: Expr;
+  dtype?: Dtype;
+  shape?: Expr[];
+  bool?: boolean;
+  str?: string;
+  tuple?: HostValue[];
+  dict?: Map<string, HostValue>;
+}
+
+export interface HostScope {
+  /** Resolves a bare name: host variable, kernel parameter symbol, etc. */
+  name(n: string, depth: number): HostValue | undefined;
+  /** `meta['X']` / `args['X']` inside grid lambdas and heuristics. */
+  meta?: (key: string) => HostValue | undefined;
+  metaNames?: Set<string>;
+  imports: Map<string, string>;
+  env: Env;
+}
+
+const TORCH_MAKERS = /^torch\.(empty|zeros|ones|randn|rand|full|randint|empty_strided|tensor|arange|normal)$/;
+const TORCH_LIKE = /^torch\.(empty_like|zeros_like|ones_like|randn_like|rand_like|full_like)$/;
+
+function hostDtype(n: Node | undefined, s: HostScope): Dtype | undefined {
+  if (!n) return undefined;
+  const d = dotted(n);
+  if (d) {
+    const c = canonical(d, s.imports);
+    const p = parseDtype(c.replace(/^torch\./, ''));
+    if (p) return p;
+  }
+  const sv = stringValue(n);
+  return sv ? parseDtype(sv) : undefined;
+}
+
+/** Evaluates a host expression into kernel-symbol space. Never throws; undefined when unknown. */
+export function hostEval(n: Node | null | undefined, s: HostScope, depth = 0): HostValue | undefined {
+  if (!n || depth > 40) return undefined;
+  switch (n.type) {
+    case 'integer': {
+      const v = Number(n.text.replace(/_/g, '').replace(/[lL]$/, ''));
+      return Number.isFinite(v) ? { expr: num(v) } : undefined;
+    }
+    case 'float': {
+      const v = Number(n.text.replace(/_/g, ''));
+      return Number.isFinite(v) ? { expr: num(v) } : undefined;
+    }
+    case 'true':
+      return { expr: num(1), bool: true };
+    case 'false':
+      return { expr: num(0), bool: false };
+    case 'string': {
+      const v = stringValue(n);
+      return v === undefined ? undefined : { str: v };
+    }
+    case 'parenthesized_expression':
+      return hostEval(named(n)[0], s, depth + 1);
+    case 'identifier':
+      return s.name(n.text, depth + 1);
+    case 'tuple':
+    case 'list':
+    case 'expression_list':
+      return { tuple: named(n).map((c) => hostEval(c, s, depth + 1) ?? {}) };
+    case 'dictionary': {
+      const dict = new Map<string, HostValue>();
+      for (const p of named(n)) {
+        if (p.type !== 'pair') continue;
+        const k = field(p, 'key');
+        const key = k ? (stringValue(k) ?? undefined) : undefined;
+        const v = hostEval(field(p, 'value'), s, depth + 1);
+        if (key !== undefined && v) dict.set(key, v);
+      }
+      return { dict };
+    }
+    case 'subscript': {
+      const base = field(n, 'value');
+      const idx = field(n, 'subscript');
+      const bname = dotted(base);
+      if (bname && s.metaNames?.has(bname) && idx) {
+        const key = stringValue(idx);
+        if (key !== undefined) return s.meta?.(key) ?? { expr: sym(key) };
+      }
+      // x.shape[i]
+      if (base?.type === 'attribute' && field(base, 'attribute')?.text === 'shape') {
+        const t = hostEval(field(base, 'object'), s, depth + 1);
+        const i = idx ? hostEval(idx, s, depth + 1)?.expr?.constant : undefined;
+        if (t?.shape && i !== undefined) return { expr: t.shape[i < 0 ? t.shape.length + i : i] };
+        return undefined;
+      }
+      const b = hostEval(base, s, depth + 1);
+      const i = idx ? hostEval(idx, s, depth + 1) : undefined;
+      if (b?.tuple && i?.expr?.constant !== undefined) return b.tuple[i.expr.constant];
+      if (b?.dict && i?.str !== undefined) return b.dict.get(i.str);
+      return undefined;
+    }
+    case 'unary_operator': {
+      const v = hostEval(field(n, 'argument'), s, depth + 1);
+      const op = n.child(0)?.text;
+      if (!v?.expr) return undefined;
+      return op === '-' ? { expr: mul(num(-1), v.expr) } : v;
+    }
+    case 'not_operator': {
+      const v = hostTruth(hostEval(field(n, 'argument'), s, depth + 1), s.env);
+      return v === undefined ? undefined : { expr: num(v ? 0 : 1), bool: !v };
+    }
+    case 'boolean_operator': {
+      const a = hostTruth(hostEval(field(n, 'left'), s, depth + 1), s.env);
+      const b = hostTruth(hostEval(field(n, 'right'), s, depth + 1), s.env);
+      const op = field(n, 'operator')?.text ?? n.child(1)?.text;
+      const r = op === 'and' ? (a === false || b === false ? false : a && b) : a === true || b === true ? true : a === undefined || b === undefined ? undefined : a || b;
+      return r === undefined ? undefined : { expr: num(r ? 1 : 0), bool: r };
+    }
+    case 'comparison_operator': {
+      const parts = named(n);
+      const ops = n.children.filter((c) => c && !c.isNamed).map((c) => c!.text);
+      if (parts.length !== 2 || ops.length !== 1) return undefined;
+      const a = hostEval(parts[0], s, depth + 1)?.expr;
+      const b = hostEval(parts[1], s, depth + 1)?.expr;
+      const av = a ? evaluate(a, s.env) : undefined;
+      const bv = b ? evaluate(b, s.env) : undefined;
+      if (av === undefined || bv === undefined) return undefined;
+      const r = compare(ops[0], av, bv);
+      return r === undefined ? undefined : { expr: num(r ? 1 : 0), bool: r };
+    }
+    case 'conditional_expression': {
+      const [a, c, b] = named(n);
+      const t = hostTruth(hostEval(c, s, depth + 1), s.env);
+      if (t === undefined) return undefined;
+      return hostEval(t ? a : b, s, depth + 1);
+    }
+    case 'binary_operator': {
+      const a = hostEval(field(n, 'left'), s, depth + 1)?.expr;
+      const b = hostEval(field(n, 'right'), s, depth + 1)?.expr;
+      if (!a || !b) return undefined;
+      const op = field(n, 'operator')?.text;
+      const r = binop(op ?? '', a, b);
+      return r ? { expr: r } : undefined;
+    }
+    case 'attribute': {
+      const d = dotted(n);
+      const dt = hostDtype(n, s);
+      if (dt) return { dtype: dt };
+      if (d) {
+        const c = canonical(d, s.imports);
+        if (c.startsWith('torch.') || c.startsWith('tl.')) return undefined;
+      }
+      return undefined;
+    }
+    case 'call':
+      return hostCall(n, s, depth);
+    case 'lambda':
+      return hostEval(field(n, 'body'), s, depth + 1);
+    default:
+      return undefined;
+  }
+}
+
+export function hostTruth(v: HostValue | undefined, env: Env): boolean | undefined {
+  if (!v) return undefined;
+  if (v.bool !== undefined) return v.bool;
+  if (v.expr) {
+    const x = evaluate(v.expr, env);
+    return x === undefined ? undefined : x !== 0;
+  }
+  return undefined;
+}
+
+export function compare(op: string, a: number, b: number): boolean | undefined {
+  switch (op) {
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+    default:
+      return undefined;
+  }
+}
+
+export function binop(op: string, a: Expr, b: Expr): Expr | undefined {
+  switch (op) {
+    case '+':
+      return add(a, b);
+    case '-':
+      return sub(a, b);
+    case '*':
+      return mul(a, b);
+    case '/':
+      return div(a, b);
+    case '//':
+      return floordiv(a, b);
+    case '%':
+      return mod(a, b);
+    case '**':
+      return epow(a, b);
+    case '<<': {
+      const c = b.constant;
+      return c !== undefined && c >= 0 && c < 63 ? mul(a, num(2 ** c)) : undefined;
+    }
+    case '>>': {
+      const c = b.constant;
+      return c !== undefined && c >= 0 && c < 63 ? floordiv(a, num(2 ** c)) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function nextPow2(v: number): number {
+  if (!(v > 0)) return 1;
+  return 2 ** Math.ceil(Math.log2(v));
+}
+
+function hostCall(n: Node, s: HostScope, depth: number): HostValue | undefined {
+  const fname = dotted(field(n, 'function'));
+  const { pos, kw } = callArgs(n);
+  const arg = (i: number): HostValue | undefined => hostEval(pos[i], s, depth + 1);
+  if (fname) {
+    const c = canonical(fname, s.imports);
+    if (c === 'triton.cdiv' || c === 'tl.cdiv' || c === 'cdiv') {
+      const a = arg(0)?.expr;
+      const b = arg(1)?.expr;
+      return a && b ? { expr: cdiv(a, b) } : undefined;
+    }
+    if (c === 'triton.next_power_of_2' || c === 'next_power_of_2') {
+      const a = arg(0)?.expr;
+      const v = a ? evaluate(a, s.env) : undefined;
+      return v === undefined ? undefined : { expr: num(nextPow2(v)) };
+    }
+    if (c === 'min' || c === 'max') {
+      const xs = pos.map((p) => hostEval(p, s, depth + 1)?.expr);
+      if (xs.length < 2 || xs.some((x) => !x)) return undefined;
+      return { expr: (xs as Expr[]).reduce((a, b) => (c === 'min' ? emin(a, b) : emax(a, b))) };
+    }
+    if (c === 'int' || c === 'float') return arg(0);
+    if (c === 'len') {
+      const t = arg(0);
+      return t?.tuple ? { expr: num(t.tuple.length) } : undefined;
+    }
+    if (TORCH_MAKERS.test(c)) {
+      const dtype = hostDtype(kw.get('dtype'), s) ?? (c === 'torch.randint' || c === 'torch.arange' ? undefined : 'fp32');
+      const shapeArg = kw.get('size') ?? (c === 'torch.randint' ? pos[pos.length - 1] : pos[0]);
+      const sv = pos.length > 1 && c !== 'torch.randint' && c !== 'torch.full' ? { tuple: pos.map((p) => hostEval(p, s, depth + 1) ?? {}) } : hostEval(shapeArg, s, depth + 1);
+      const shape = sv?.tuple ? sv.tuple.map((x) => x.expr) : sv?.expr ? [sv.expr] : undefined;
+      return { dtype, shape: shape && shape.every((x) => x) ? (shape as Expr[]) : undefined };
+    }
+    if (TORCH_LIKE.test(c)) {
+      const t = arg(0);
+      return { dtype: hostDtype(kw.get('dtype'), s) ?? t?.dtype, shape: t?.shape };
+    }
+  }
+  // Method calls on host tensors: .to(dtype), .half(), .float(), .contiguous(), .numel(), .stride(i), .view(...)
+  const f = field(n, 'function');
+  if (f?.type === 'attribute') {
+    const meth = field(f, 'attribute')?.text;
+    const obj = hostEval(field(f, 'object'), s, depth + 1);
+    switch (meth) {
+      case 'to':
+      case 'type': {
+        const d = hostDtype(pos[0] ?? kw.get('dtype'), s);
+        return { ...obj, dtype: d ?? obj?.dtype };
+      }
+      case 'half':
+        return { ...obj, dtype: 'fp16' };
+      case 'bfloat16':
+        return { ...obj, dtype: 'bf16' };
+      case 'float':
+        return { ...obj, dtype: 'fp32' };
+      case 'double':
+        return { ...obj, dtype: 'fp64' };
+      case 'contiguous':
+      case 'cuda':
+      case 'clone':
+      case 'detach':
+      case 't':
+      case 'T':
+        return obj;
+      case 'numel':
+        return obj?.shape ? { expr: mul(...obj.shape) } : undefined;
+      case 'size':
+        if (obj?.shape && pos[0]) {
+          const i = hostEval(pos[0], s, depth + 1)?.expr?.constant;
+          if (i !== undefined) return { expr: obj.shape[i < 0 ? obj.shape.length + i : i] };
+        }
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Assignments `name = expr` in a scope before a line (the last one wins), including tuple unpacking. */
+export function assignmentsIn(scope: Node, beforeLine: number, budget: Budget): Map<string, { node: Node; index?: number }> {
+  const out = new Map<string, { node: Node; index?: number }>();
+  const visit = (n: Node, depth: number): void => {
+    if (depth > 60 || budget.spent()) return;
+    if (line(n) > beforeLine) return;
+    if (n.type === 'assignment') {
+      const l = field(n, 'left');
+      const r = field(n, 'right');
+      if (l && r) {
+        if (l.type === 'identifier') out.set(l.text, { node: r });
+        else if (l.type === 'pattern_list' || l.type === 'tuple_pattern') {
+          named(l).forEach((c, i) => {
+            if (c.type === 'identifier') out.set(c.text, { node: r, index: i });
+          });
+        }
+      }
+    }
+    if (n.type === 'function_definition' && n !== scope) return;
+    for (const c of n.namedChildren) if (c) visit(c, depth + 1);
+  };
+  visit(scope, 0);
+  return out;
+}

@@ -1,0 +1,143 @@
+/**
+ * The kernel IR: what every frontend (Triton, CUDA, WGSL) produces and what the
+ * model counts. It is deliberately small: a tree of regions (the kernel body,
+ * loops, data-dependent branches), each holding the memory and arithmetic
+ * events that execute once per entry into the region, for ONE unit (a Triton
+ * program, a CUDA thread block, a WGSL workgroup). Frontends multiply
+ * per-thread / per-invocation work by the active threads themselves, so every
+ * count in the IR is already per unit.
+ *
+ * Counts are symbolic (`Expr`); the model evaluates them with the bindings.
+ */
+import type { Dtype } from './gpus/types';
+import type { Expr } from './sym/expr';
+
+export type Language = 'triton' | 'cuda' | 'wgsl';
+export type UnitKind = 'program' | 'block' | 'workgroup';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Diagnostic {
+  /** 1-based line in the analysed file. */
+  line: number;
+  severity: Severity;
+  message: string;
+  /** Stable id from `messages.ts`. */
+  code: string;
+}
+
+/** Where a binding's value came from, highest priority first. */
+export type BindingSource =
+  | 'user' // --set / settings / --grid
+  | 'pragma' // `# roofline: M=4096` comment in the file
+  | 'launch' // a launch site in the same file
+  | 'autotune' // @triton.autotune first config
+  | 'heuristics' // @triton.heuristics
+  | 'template' // template argument / explicit instantiation
+  | 'define' // #define / constexpr / const / override default
+  | 'default' // parameter default value
+  | 'global' // module-level constexpr global
+  | 'launch_bounds' // __launch_bounds__
+  | 'derived'; // computed from other bindings
+
+export interface Binding {
+  value: number | boolean | string;
+  source: BindingSource;
+  /** Human-readable origin, e.g. "triton.Config #1 (line 12)". */
+  detail: string;
+}
+
+export type MemorySpace = 'global' | 'shared' | 'uniform';
+
+export interface MemEvent {
+  kind: 'load' | 'store';
+  space: MemorySpace;
+  /** The tensor / pointer / buffer name, e.g. `a_ptr`, `A`, `particles`. */
+  target: string;
+  /** Elements moved per execution, for the whole unit. */
+  elems: Expr;
+  elemBytes: number;
+  dtype: Dtype;
+  line: number;
+  /** Short description for the hover, e.g. "tl.load a_ptrs [BLOCK_M, BLOCK_K]". */
+  what: string;
+}
+
+export type FlopClass = 'elementwise' | 'fma' | 'dot' | 'reduction' | 'special' | 'warp-reduce' | 'builtin';
+
+export interface FlopEvent {
+  kind: 'flop';
+  class: FlopClass;
+  /** Operator or function, e.g. `+`, `exp`, `tl.dot`, `tl.sum`. */
+  op: string;
+  /** FLOPs per execution, for the whole unit. */
+  count: Expr;
+  /** The type the arithmetic is done in. */
+  dtype: Dtype;
+  /** Runs on tensor cores (tl.dot, wmma, mma). */
+  tensorCore: boolean;
+  /** Transcendental: also counted in `specialOps` (count = ops). */
+  special: boolean;
+  line: number;
+}
+
+export interface IntEvent {
+  kind: 'int';
+  op: string;
+  count: Expr;
+  line: number;
+}
+
+export type Event = MemEvent | FlopEvent | IntEvent;
+
+export interface Region {
+  kind: 'kernel' | 'loop' | 'branch';
+  /** 1-based line of the loop / branch header (or the kernel definition). */
+  line: number;
+  /** Times the body runs per entry (loops); 1 for the kernel and branches. */
+  trips: Expr;
+  /** The header as written, e.g. `for k in range(0, tl.cdiv(K, BLOCK_K))`. */
+  label: string;
+  events: Event[];
+  children: Region[];
+}
+
+/** One global tensor's traffic over the whole launch (for compulsory bytes). */
+export interface TensorFootprint {
+  target: string;
+  elemBytes: number;
+  /** Distinct elements read over the whole launch; null when it cannot be derived. */
+  read: Expr | null;
+  /** Distinct elements written over the whole launch; null when it cannot be derived. */
+  written: Expr | null;
+}
+
+export interface KernelIR {
+  name: string;
+  /** 1-based line of `def` / `__global__` / `fn`. */
+  line: number;
+  /** 0-based character range of the whole kernel in the file, for editor hit tests. */
+  range?: { startLine: number; endLine: number };
+  language: Language;
+  unit: UnitKind;
+  body: Region;
+  /** Number of units of the launch (grid product), null when unknown. */
+  units: Expr | null;
+  /** Every value the frontend used, with where it came from. */
+  bindings: Record<string, Binding>;
+  /** Per-tensor footprints for the compulsory traffic; empty when not derivable. */
+  footprints: TensorFootprint[];
+  /** Why compulsory traffic is not known (when footprints are incomplete). */
+  compulsoryNote?: string;
+  /** Plain-language assumptions for the hover ("masks assumed true (interior tile)"). */
+  assumptions: string[];
+  diagnostics: Diagnostic[];
+  /** Symbols the frontend needed a *value* for (conditions, unrolls) but did not have. */
+  needed: string[];
+}
+
+export interface FileIR {
+  language: Language;
+  kernels: KernelIR[];
+  diagnostics: Diagnostic[];
+}
