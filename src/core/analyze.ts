@@ -81,10 +81,9 @@ function looksBinary(source: string): boolean {
   return n > 0 && bad / n > 0.1;
 }
 
-function kernelText(source: string, k: KernelIR): string {
+function kernelText(lines: () => string[], source: string, k: KernelIR): string {
   if (!k.range) return source;
-  const lines = source.split('\n');
-  return lines.slice(k.range.startLine, k.range.endLine + 1).join('\n');
+  return lines().slice(k.range.startLine, k.range.endLine + 1).join('\n');
 }
 
 /** Analyses one file's text. Never throws. */
@@ -107,10 +106,12 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   }
   report.diagnostics.push(...ir.diagnostics);
   if (budget.expired) report.diagnostics.push(diag('budget', 1, 'warning', MSG.budget()));
+  let split: string[] | undefined;
+  const lines = (): string[] => (split ??= source.split('\n'));
   for (const k of ir.kernels) {
     report.diagnostics.push(...k.diagnostics);
     try {
-      const text = kernelText(source, k);
+      const text = kernelText(lines, source, k);
       for (const [n, b] of Object.entries(k.bindings))
         if ((b.source === 'user' || b.source === 'pragma') && b.detail !== '--grid' && !text.includes(n.replace(/\(.*$/, ''))) delete k.bindings[n];
       const env = new Map<string, number>();

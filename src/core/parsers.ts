@@ -46,3 +46,73 @@ export function parseWithBudget(parser: Parser, source: string, oldTree: Tree | 
     return null;
   }
 }
+
+interface CachedTree {
+  source: string;
+  tree: Tree;
+}
+
+const MAX_CACHED_TREES = 32;
+const treeCache = new Map<string, CachedTree>();
+
+/** Point (row, column) of a string index. */
+function pointAt(source: string, index: number): { row: number; column: number } {
+  let row = 0;
+  let last = -1;
+  for (let i = source.indexOf('\n'); i !== -1 && i < index; i = source.indexOf('\n', i + 1)) {
+    row++;
+    last = i;
+  }
+  return { row, column: index - last - 1 };
+}
+
+/**
+ * Parses `source` for the document `key`, reusing the previous tree of that
+ * document: the changed span is found by comparing common prefix and suffix,
+ * the old tree is edited, and tree-sitter re-parses only what changed. The
+ * returned tree belongs to the cache: callers must not delete it.
+ */
+export function parseCached(parser: Parser, key: string, source: string, budgetMs: number): Tree | null {
+  const cacheKey = `${parser.language?.name ?? '?'}:${key}`;
+  const prev = treeCache.get(cacheKey);
+  if (prev && prev.source === source) {
+    treeCache.delete(cacheKey);
+    treeCache.set(cacheKey, prev);
+    return prev.tree;
+  }
+  let old: Tree | null = null;
+  if (prev) {
+    const a = prev.source;
+    let start = 0;
+    const maxStart = Math.min(a.length, source.length);
+    while (start < maxStart && a.charCodeAt(start) === source.charCodeAt(start)) start++;
+    let endA = a.length;
+    let endB = source.length;
+    while (endA > start && endB > start && a.charCodeAt(endA - 1) === source.charCodeAt(endB - 1)) {
+      endA--;
+      endB--;
+    }
+    old = prev.tree;
+    old.edit({
+      startIndex: start,
+      oldEndIndex: endA,
+      newEndIndex: endB,
+      startPosition: pointAt(a, start),
+      oldEndPosition: pointAt(a, endA),
+      newEndPosition: pointAt(source, endB),
+    } as never);
+  }
+  const tree = parseWithBudget(parser, source, old, budgetMs);
+  if (prev) {
+    prev.tree.delete();
+    treeCache.delete(cacheKey);
+  }
+  if (!tree) return null;
+  treeCache.set(cacheKey, { source, tree });
+  while (treeCache.size > MAX_CACHED_TREES) {
+    const [k, v] = treeCache.entries().next().value as [string, CachedTree];
+    v.tree.delete();
+    treeCache.delete(k);
+  }
+  return tree;
+}

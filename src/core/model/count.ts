@@ -28,8 +28,15 @@ function accZero(): Acc {
   return { flops: 0, load: 0, store: 0, shared: 0, uniform: 0, special: 0, int: 0 };
 }
 
+/** Sum of two counts; null (unknown) when either is unknown or the sum stops being finite. */
 function addN(a: number | null, b: number | null): number | null {
-  return a === null || b === null ? null : a + b;
+  if (a === null || b === null) return null;
+  const s = a + b;
+  return Number.isFinite(s) ? s : null;
+}
+
+function finite(x: number | null): number | null {
+  return x !== null && Number.isFinite(x) ? x : null;
 }
 
 interface Walk {
@@ -66,7 +73,7 @@ function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
   const tripsVal = evaluate(trips, w.env);
   if (tripsVal === undefined) freeSymbols(trips, w.free);
   const m = mul(mult, trips);
-  const mv = multVal === null || tripsVal === undefined ? null : multVal * Math.max(0, tripsVal);
+  const mv = multVal === null || tripsVal === undefined ? null : finite(multVal * Math.max(0, tripsVal));
   const acc = accZero();
   for (const e of r.events) addEvent(e, m, mv, w, acc);
   for (const c of r.children) {
@@ -92,7 +99,7 @@ function addEvent(e: Event, m: Expr, mv: number | null, w: Walk, acc: Acc): void
   const amount = e.kind === 'flop' || e.kind === 'int' ? e.count : e.elems;
   const v0 = evaluate(amount, w.env);
   if (v0 === undefined) freeSymbols(amount, w.free);
-  const v = v0 === undefined || mv === null ? null : Math.max(0, v0) * mv;
+  const v = v0 === undefined || mv === null ? null : finite(Math.max(0, v0) * mv);
   const total = mul(m, amount);
   if (e.kind === 'flop') {
     acc.flops = addN(acc.flops, v);
@@ -106,7 +113,7 @@ function addEvent(e: Event, m: Expr, mv: number | null, w: Walk, acc: Acc): void
   } else if (e.kind === 'int') {
     acc.int = addN(acc.int, v);
   } else {
-    const bytes = v === null ? null : v * e.elemBytes;
+    const bytes = v === null ? null : finite(v * e.elemBytes);
     const bytesExpr = mul(total, numExpr(e.elemBytes));
     if (e.space === 'global') {
       if (e.kind === 'load') {

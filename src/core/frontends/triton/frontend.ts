@@ -12,7 +12,7 @@ import type { BindingSet } from '../../bindings';
 import type { Dtype } from '../../gpus/types';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { diag, MSG } from '../../messages';
-import { parseWithBudget } from '../../parsers';
+import { parseCached } from '../../parsers';
 import { evaluate, mul, num, sym, type Env, type Expr } from '../../sym/expr';
 import { seedBindings } from '../common';
 import { footprintsOf, TritonInterp } from './interp';
@@ -32,15 +32,7 @@ import { callArgs, dotted, field, line, named, shorten } from './syntax';
 /** Kernels: jit functions that are launched, autotuned, or not called by another jit function. */
 function findKernels(m: ModuleInfo): FnInfo[] {
   const called = new Set<string>();
-  const visit = (n: Node, d: number): void => {
-    if (d > 400) return;
-    if (n.type === 'call') {
-      const f = dotted(field(n, 'function'));
-      if (f) called.add(m.fnAliases.get(f) ?? f);
-    }
-    for (const c of n.namedChildren) if (c) visit(c, d + 1);
-  };
-  for (const f of m.functions.values()) if (f.isJit) visit(f.node, 0);
+  for (const n of m.calledNames) called.add(m.fnAliases.get(n) ?? n);
   const launched = new Set(m.launches.map((l) => l.kernel));
   return [...m.functions.values()].filter((f) => f.isJit && (launched.has(f.name) || f.autotune || f.heuristics || !called.has(f.name)));
 }
@@ -315,27 +307,58 @@ function syntaxErrors(tree: Tree): Diagnostic[] {
   return out;
 }
 
+/**
+ * Kernel IRs by everything they depend on: the kernel's text, its launches,
+ * the module context (imports, constants, jit helpers) and the user's inputs.
+ * Re-analysing after an edit re-interprets only the kernels the edit touched.
+ */
+const MAX_CACHED_KERNELS = 4096;
+const kernelCache = new Map<string, KernelIR>();
+
+function moduleContext(m: ModuleInfo, kernels: Set<string>): string {
+  const parts: string[] = [];
+  for (const [a, p] of m.imports) parts.push(`${a}=${p}`);
+  for (const [n, node] of m.globals) parts.push(`${n}=${node.text}`);
+  for (const f of m.functions.values()) if (f.isJit && !kernels.has(f.name)) parts.push(f.node.text);
+  return parts.join('\n');
+}
+
+function cachedKernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, context: string): KernelIR {
+  const launches = m.launches.filter((l) => l.kernel === k.name).map((l) => `${l.line}:${l.scope.text}`);
+  const key = [k.node.parent?.type === 'decorated_definition' ? k.node.parent.text : k.node.text, k.line, launches.join('\n'), context, JSON.stringify(ctx.user), JSON.stringify(ctx.pragmas.map((p) => [p.name, p.value]))].join('\0');
+  const hit = kernelCache.get(key);
+  if (hit) {
+    kernelCache.delete(key);
+    kernelCache.set(key, hit);
+    return structuredCloneIR(hit);
+  }
+  const ir = kernelIR(ctx, m, k);
+  if (!ctx.budget.expired) {
+    kernelCache.set(key, ir);
+    while (kernelCache.size > MAX_CACHED_KERNELS) kernelCache.delete(kernelCache.keys().next().value as string);
+  }
+  return structuredCloneIR(ir);
+}
+
+/** The counting layer may prune a kernel's bindings: hand it a copy of the cached record. */
+function structuredCloneIR(ir: KernelIR): KernelIR {
+  return { ...ir, bindings: { ...ir.bindings }, diagnostics: [...ir.diagnostics], assumptions: [...ir.assumptions] };
+}
+
 export const tritonFrontend: Frontend = (ctx) => {
   const file: FileIR = { language: 'triton', kernels: [], diagnostics: [] };
-  const tree = parseWithBudget(ctx.parsers.python, ctx.source, null, 1000);
+  const tree = parseCached(ctx.parsers.python, ctx.path ?? '<input>', ctx.source, 1000);
   if (!tree) {
     file.diagnostics.push(diag('budget', 1, 'warning', 'the Python parser gave up on this file (too large or too slow): not analysed'));
     return file;
   }
-  try {
-    if (tree.rootNode.hasError) file.diagnostics.push(...syntaxErrors(tree));
-    const m = scanModule(tree.rootNode, ctx.budget);
-    const kernels = findKernels(m);
-    for (const k of kernels) {
-      if (ctx.budget.spent()) break;
-      file.kernels.push(kernelIR(ctx, m, k));
-    }
-    if (ctx.source.includes('triton') && ![...m.functions.values()].some((f) => f.isJit)) {
-      const hasJitText = /@\s*(triton\.)?jit/.test(ctx.source);
-      if (hasJitText) file.diagnostics.push(diag('noKernels', 1, 'info', 'a `@triton.jit` decorator was found but its function could not be parsed'));
-    }
-  } finally {
-    tree.delete();
+  if (tree.rootNode.hasError) file.diagnostics.push(...syntaxErrors(tree));
+  const m = scanModule(tree.rootNode, ctx.budget);
+  const kernels = findKernels(m);
+  const context = moduleContext(m, new Set(kernels.map((k) => k.name)));
+  for (const k of kernels) {
+    if (ctx.budget.spent()) break;
+    file.kernels.push(cachedKernelIR(ctx, m, k, context));
   }
   return file;
 };

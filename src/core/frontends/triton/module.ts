@@ -4,7 +4,7 @@
  * `kernel[grid](...)` with what the host code around them says (argument
  * values, tensor dtypes, the grid).
  */
-import type { Node } from 'web-tree-sitter';
+import { Query, type Language, type Node } from 'web-tree-sitter';
 import type { Dtype } from '../../gpus/types';
 import {
   add,
@@ -64,6 +64,8 @@ export interface ModuleInfo {
   /** `alias = helper` / `from x import helper as alias`. */
   fnAliases: Map<string, string>;
   launches: Launch[];
+  /** Names called as plain functions inside jit functions (helper calls: not kernels). */
+  calledNames: Set<string>;
 }
 
 /** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
@@ -128,7 +130,7 @@ function scanFunction(def: Node, decorators: Node[], imports: Map<string, string
 
 /** Scans the module's top level (and the bodies of host functions, for launches). */
 export function scanModule(root: Node, budget: Budget): ModuleInfo {
-  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [] };
+  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [], calledNames: new Set() };
   const top = named(root);
   for (const st of top) {
     if (st.type === 'import_statement') {
@@ -176,26 +178,47 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
     const last = path.split('.').pop()!;
     if (local !== last && m.functions.get(last)?.isJit) m.fnAliases.set(local, last);
   }
-  findLaunches(root, root, m, budget);
+  findLaunches(root, m, budget);
   return m;
 }
 
-function findLaunches(n: Node, scope: Node, m: ModuleInfo, budget: Budget): void {
-  if (budget.spent()) return;
-  if (n.type === 'call') {
-    const f = field(n, 'function');
-    if (f?.type === 'subscript') {
-      const target = dotted(field(f, 'value'));
-      const k = target ? (m.fnAliases.get(target) ?? target) : undefined;
-      if (k && m.functions.get(k)?.isJit) {
-        const sub = f.childrenForFieldName('subscript').filter((x): x is Node => x !== null);
-        const { pos, kw } = callArgs(n);
-        m.launches.push({ kernel: k, node: n, grid: sub.length === 1 ? sub[0] : null, pos, kw, scope, line: line(n) });
-      }
-    }
+const queries = new WeakMap<Language, Query>();
+
+/**
+ * Launches `kernel[grid](…)` and plain calls `helper(…)`, found by one
+ * tree-sitter query (it runs in WASM: no JavaScript walk over the tree).
+ */
+function callSites(root: Node): { launches: Node[]; plain: Node[] } {
+  const lang = root.tree.language;
+  let q = queries.get(lang);
+  if (!q) {
+    q = new Query(lang, '(call function: (subscript)) @launch (call function: (identifier) @fn)');
+    queries.set(lang, q);
   }
-  const nextScope = n.type === 'function_definition' ? n : scope;
-  for (const c of n.namedChildren) if (c) findLaunches(c, nextScope, m, budget);
+  const launches: Node[] = [];
+  const plain: Node[] = [];
+  for (const c of q.captures(root)) (c.name === 'launch' ? launches : plain).push(c.node);
+  return { launches, plain };
+}
+
+function enclosingFunction(n: Node, root: Node): Node {
+  for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition') return p;
+  return root;
+}
+
+function findLaunches(root: Node, m: ModuleInfo, budget: Budget): void {
+  const { launches, plain } = callSites(root);
+  for (const n of plain) if (m.functions.has(n.text) || m.fnAliases.has(n.text)) m.calledNames.add(n.text);
+  for (const n of launches) {
+    if (budget.spent()) return;
+    const f = field(n, 'function');
+    const target = dotted(f ? field(f, 'value') : null);
+    const k = target ? (m.fnAliases.get(target) ?? target) : undefined;
+    if (!f || !k || !m.functions.get(k)?.isJit) continue;
+    const sub = f.childrenForFieldName('subscript').filter((x): x is Node => x !== null);
+    const { pos, kw } = callArgs(n);
+    m.launches.push({ kernel: k, node: n, grid: sub.length === 1 ? sub[0] : null, pos, kw, scope: enclosingFunction(n, root), line: line(n) });
+  }
 }
 
 // ---------------------------------------------------------------------------

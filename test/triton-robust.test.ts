@@ -1,0 +1,80 @@
+/**
+ * Bad input never throws, hangs, or produces NaN/negative counts: broken fixtures
+ * (each states the diagnostic it expects) and generated inputs.
+ */
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { analyzeSource } from '../src/core/analyze';
+import { findGpu } from '../src/core/gpus/catalog';
+import { assertSane, check, fixtures, loadParsers } from './check';
+
+const gpu = findGpu('h100-sxm')!;
+
+describe('Triton bad input', () => {
+  for (const f of fixtures(path.join('triton', 'broken'), ['.py'])) {
+    it(`broken/${path.basename(f)}`, async () => {
+      assertSane(await check(f));
+    });
+  }
+
+  it('binary junk gives a diagnostic, not an exception', async () => {
+    const p = await loadParsers();
+    let junk = '';
+    for (let i = 0; i < 4000; i++) junk += String.fromCharCode((i * 7919) % 256);
+    const r = analyzeSource(junk, p, { gpu, path: 'junk.py' });
+    assert.equal(r.kernels.length, 0);
+    assert.ok(r.diagnostics.some((d) => d.code === 'binaryInput'));
+  });
+
+  it('non-UTF-8 bytes in a comment (decoded as U+FFFD) do not stop the analysis', async () => {
+    const p = await loadParsers();
+    const src = `# caf\uFFFD \uFFFD\uFFFD\nimport triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, B: tl.constexpr = 128):\n    o = tl.arange(0, B)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) * 3.0)\n`;
+    const r = analyzeSource(src, p, { gpu, path: 'latin1.py' });
+    assert.equal(r.kernels.length, 1);
+    assert.equal(r.kernels[0].perUnit.flops, 128);
+    assert.equal(r.kernels[0].perUnit.loadBytes, 512);
+  });
+
+  it('a 20,000-line file returns within its budget with sane numbers', async () => {
+    const p = await loadParsers();
+    const parts = ['import triton', 'import triton.language as tl', ''];
+    let i = 0;
+    while (parts.length < 20000) {
+      parts.push('@triton.jit', `def k${i}(x_ptr, y_ptr, n, BLOCK: tl.constexpr = 256):`, '    pid = tl.program_id(0)', '    offs = pid * BLOCK + tl.arange(0, BLOCK)', '    x = tl.load(x_ptr + offs, mask=offs < n)', '    tl.store(y_ptr + offs, x * x + 1.0, mask=offs < n)', '');
+      i++;
+    }
+    const t0 = Date.now();
+    const r = analyzeSource(parts.join('\n'), p, { gpu, path: 'big.py', budgetMs: 2000 });
+    const ms = Date.now() - t0;
+    assert.ok(ms < 10000, `took ${ms} ms`);
+    assert.ok(r.kernels.length > 0);
+    assertSane(r);
+    for (const k of r.kernels) assert.equal(k.perUnit.flops, 512);
+  });
+
+  it('every prefix of a kernel (typing it character by character) analyses without throwing', async () => {
+    const p = await loadParsers();
+    const src = `import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr = 64, BN: tl.constexpr = 64, BK: tl.constexpr = 32):\n    pid = tl.program_id(0)\n    rm = pid * BM + tl.arange(0, BM)\n    rn = tl.arange(0, BN)\n    rk = tl.arange(0, BK)\n    acc = tl.zeros((BM, BN), dtype=tl.float32)\n    for k in range(0, tl.cdiv(K, BK)):\n        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])\n        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])\n        acc += tl.dot(a, b)\n    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n`;
+    for (let n = 0; n <= src.length; n += 3) {
+      const r = analyzeSource(src.slice(0, n), p, { gpu, path: 'typing.py', set: { K: 1024 } });
+      assertSane(r);
+    }
+  });
+
+  it('sizes like 2**999 and loops with 10^18 trips give finite numbers or unknowns', async () => {
+    const p = await loadParsers();
+    const src = `import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, B: tl.constexpr = 2**999):\n    o = tl.arange(0, B)\n    for i in range(0, 1000000000000000000):\n        tl.store(x_ptr + o, tl.load(x_ptr + o) + 1.0)\n`;
+    const r = analyzeSource(src, p, { gpu, path: 'huge.py' });
+    assertSane(r);
+  });
+
+  it('deeply nested blocks do not overflow the stack', async () => {
+    const p = await loadParsers();
+    let body = '';
+    for (let d = 0; d < 300; d++) body += ' '.repeat(4 * (d + 1)) + `if B > ${d}:\n`;
+    body += ' '.repeat(4 * 301) + 'tl.store(x_ptr + tl.arange(0, B), 1.0)\n';
+    const src = `import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, B: tl.constexpr = 512):\n${body}`;
+    const r = analyzeSource(src, p, { gpu, path: 'deep.py' });
+    assertSane(r);
+  });
+});
