@@ -63,10 +63,11 @@ if (existsSync(join(root, 'src/extension/extension.ts'))) {
       outfile: join(root, 'dist/web/extension.js'),
       platform: 'browser',
       format: 'cjs',
-      external: ['vscode'],
+      // web-tree-sitter only reaches for Node built-ins when it must load its own .wasm;
+      // we always hand it the bytes, so these imports stay unresolved and never run.
+      external: ['vscode', 'fs', 'fs/promises', 'path', 'module', 'url', 'node:*'],
       banner: { js: 'const importMetaUrl = (typeof location !== "undefined" ? location.href : "file:///");' },
       define: { ...common.define, ...importMetaUrlShim, 'process.env.NODE_ENV': '"production"' },
-      alias: { 'node:fs': './src/extension/web-empty.ts', 'node:path': './src/extension/web-empty.ts', fs: './src/extension/web-empty.ts', path: './src/extension/web-empty.ts', module: './src/extension/web-empty.ts' },
     },
   );
 }

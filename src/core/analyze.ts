@@ -17,7 +17,8 @@ import type { Parsers } from './parsers';
 import type { AnalysisReport, FileReport, KernelReport } from './report/types';
 import { readPragmas } from './bindings';
 import { Budget } from './budget';
-import { tritonFrontend } from './frontends/triton/frontend';
+import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
+import { clearTreeCache } from './parsers';
 import { cudaFrontend } from './frontends/cuda/frontend';
 import { wgslFrontend } from './frontends/wgsl/frontend';
 
@@ -53,6 +54,12 @@ export interface FrontendContext {
 }
 
 export type Frontend = (ctx: FrontendContext) => FileIR;
+
+/** Forgets every cached tree and kernel (the next analysis is cold). */
+export function clearCaches(): void {
+  clearTreeCache();
+  clearTritonCache();
+}
 
 const FRONTENDS: Record<Language, Frontend> = {
   triton: tritonFrontend,
@@ -111,9 +118,12 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   for (const k of ir.kernels) {
     report.diagnostics.push(...k.diagnostics);
     try {
-      const text = kernelText(lines, source, k);
-      for (const [n, b] of Object.entries(k.bindings))
-        if ((b.source === 'user' || b.source === 'pragma') && b.detail !== '--grid' && !text.includes(n.replace(/\(.*$/, ''))) delete k.bindings[n];
+      let text: string | undefined;
+      for (const [n, b] of Object.entries(k.bindings)) {
+        if ((b.source !== 'user' && b.source !== 'pragma') || b.detail === '--grid') continue;
+        text ??= kernelText(lines, source, k);
+        if (!text.includes(n.replace(/\(.*$/, ''))) delete k.bindings[n];
+      }
       const env = new Map<string, number>();
       for (const [n, b] of Object.entries(k.bindings)) {
         if (typeof b.value === 'number') env.set(n, b.value);

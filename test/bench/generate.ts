@@ -56,3 +56,106 @@ export function tritonFile(lines: number): string {
   }
   return out.slice(0, Math.max(lines, 4)).join('\n') + '\n';
 }
+
+/** CUDA: vector adds, shared-memory reductions and tiled SGEMMs with their launches. */
+export function cudaFile(lines: number): string {
+  const out = ['#include <cuda_runtime.h>', '#define TILE 32', ''];
+  let i = 0;
+  while (out.length < lines) {
+    const kind = i % 3;
+    if (kind === 0)
+      out.push(
+        `__global__ void add_${i}(const float* x, const float* y, float* out, int n) {`,
+        '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+        '  if (i < n) out[i] = x[i] + y[i];',
+        '}',
+        `void launch_add_${i}(const float* x, const float* y, float* out, int n) {`,
+        `  add_${i}<<<(n + 1023) / 1024, 1024>>>(x, y, out, n);`,
+        '}',
+        '',
+      );
+    else if (kind === 1)
+      out.push(
+        `__global__ void reduce_${i}(const float* in, float* out) {`,
+        '  __shared__ float s[256];',
+        '  int tid = threadIdx.x;',
+        '  s[tid] = in[blockIdx.x * 256 + tid];',
+        '  __syncthreads();',
+        '  for (int k = 128; k > 0; k >>= 1) {',
+        '    if (tid < k) s[tid] += s[tid + k];',
+        '    __syncthreads();',
+        '  }',
+        '  if (tid == 0) out[blockIdx.x] = s[0];',
+        '}',
+        '',
+      );
+    else
+      out.push(
+        `__global__ void sgemm_${i}(const float* A, const float* B, float* C, int M, int N, int K) {`,
+        '  __shared__ float As[TILE][TILE];',
+        '  __shared__ float Bs[TILE][TILE];',
+        '  int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;',
+        '  float acc = 0.0f;',
+        '  for (int t = 0; t < K; t += TILE) {',
+        '    As[threadIdx.y][threadIdx.x] = A[row * K + t + threadIdx.x];',
+        '    Bs[threadIdx.y][threadIdx.x] = B[(t + threadIdx.y) * N + col];',
+        '    __syncthreads();',
+        '    for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];',
+        '    __syncthreads();',
+        '  }',
+        '  C[row * N + col] = acc;',
+        '}',
+        `void launch_sgemm_${i}(const float* A, const float* B, float* C, int M, int N, int K) {`,
+        '  dim3 block(TILE, TILE);',
+        '  dim3 grid((N + TILE - 1) / TILE, (M + TILE - 1) / TILE);',
+        `  sgemm_${i}<<<grid, block>>>(A, B, C, M, N, K);`,
+        '}',
+        '',
+      );
+    i++;
+  }
+  return out.join('\n') + '\n';
+}
+
+/** WGSL: elementwise, workgroup reductions and tiled matmuls. */
+export function wgslFile(lines: number): string {
+  const out = [
+    '@group(0) @binding(0) var<storage, read> a: array<f32>;',
+    '@group(0) @binding(1) var<storage, read> b: array<f32>;',
+    '@group(0) @binding(2) var<storage, read_write> c: array<f32>;',
+    'struct Params { n: u32, k: u32 }',
+    '@group(0) @binding(3) var<uniform> params: Params;',
+    '',
+  ];
+  let i = 0;
+  while (out.length < lines) {
+    const kind = i % 2;
+    if (kind === 0)
+      out.push(
+        `@compute @workgroup_size(256)`,
+        `fn add_${i}(@builtin(global_invocation_id) gid: vec3<u32>) {`,
+        '  let i = gid.x;',
+        '  if (i >= params.n) { return; }',
+        '  c[i] = a[i] * 2.0 + b[i];',
+        '}',
+        '',
+      );
+    else
+      out.push(
+        `var<workgroup> tile_${i}: array<f32, 256>;`,
+        `@compute @workgroup_size(256)`,
+        `fn sum_${i}(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {`,
+        `  tile_${i}[lid] = a[wid.x * 256u + lid];`,
+        '  workgroupBarrier();',
+        '  for (var s = 128u; s > 0u; s = s >> 1u) {',
+        `    if (lid < s) { tile_${i}[lid] = tile_${i}[lid] + tile_${i}[lid + s]; }`,
+        '    workgroupBarrier();',
+        '  }',
+        `  if (lid == 0u) { c[wid.x] = tile_${i}[0]; }`,
+        '}',
+        '',
+      );
+    i++;
+  }
+  return out.join('\n') + '\n';
+}

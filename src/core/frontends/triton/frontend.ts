@@ -315,6 +315,10 @@ function syntaxErrors(tree: Tree): Diagnostic[] {
 const MAX_CACHED_KERNELS = 4096;
 const kernelCache = new Map<string, KernelIR>();
 
+export function clearTritonCache(): void {
+  kernelCache.clear();
+}
+
 function moduleContext(m: ModuleInfo, kernels: Set<string>): string {
   const parts: string[] = [];
   for (const [a, p] of m.imports) parts.push(`${a}=${p}`);
