@@ -67,13 +67,54 @@ function bindDefaults(k: FnInfo, m: ModuleInfo, b: BindingSet): void {
   }
 }
 
+/**
+ * A list literal behind a config expression: the literal itself, a module
+ * constant, `a + b` (its first list), or a module function whose return
+ * statement yields one (`configs=get_autotune_config()`).
+ */
+function resolveList(n: Node | null | undefined, m: ModuleInfo, depth: number): Node | undefined {
+  if (!n || depth > 6) return undefined;
+  switch (n.type) {
+    case 'list':
+      return n;
+    case 'parenthesized_expression':
+      return resolveList(named(n)[0], m, depth + 1);
+    case 'identifier':
+      return resolveList(m.globals.get(n.text), m, depth + 1);
+    case 'binary_operator':
+      return resolveList(field(n, 'left'), m, depth + 1) ?? resolveList(field(n, 'right'), m, depth + 1);
+    case 'call': {
+      const fn = m.functions.get(dotted(field(n, 'function')) ?? '');
+      if (!fn || fn.isJit) return undefined;
+      const rets: Node[] = [];
+      const visit = (x: Node, d: number): void => {
+        if (d > 30 || rets.length > 8) return;
+        if (x.type === 'return_statement') {
+          const v = named(x)[0];
+          if (v) rets.push(v);
+          return;
+        }
+        for (const c of x.namedChildren) if (c && c.type !== 'function_definition') visit(c, d + 1);
+      };
+      const body = field(fn.node, 'body');
+      if (body) visit(body, 0);
+      for (const r of rets) {
+        const l = resolveList(r, m, depth + 1);
+        if (l) return l;
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** The first `triton.Config` of `@triton.autotune(configs=[...])`. */
 function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, diags: Diagnostic[]): void {
   if (!k.autotune) return;
   const { pos, kw } = callArgs(k.autotune);
-  let configs: Node | null | undefined = kw.get('configs') ?? pos[0];
-  if (configs?.type === 'identifier') configs = m.globals.get(configs.text);
-  if (!configs || configs.type !== 'list') {
+  const configs = resolveList(kw.get('configs') ?? pos[0], m, 0);
+  if (!configs) {
     diags.push(
       diag('autotune', line(k.autotune), 'info', MSG.autotune(k.name)),
     );
@@ -149,14 +190,26 @@ function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, budget: 
   // Host variable → kernel parameter it is passed to (so the grid can be written in kernel symbols).
   const passedAs = new Map<string, string>();
   const argFor = new Map<string, Node>();
+  const splat = l.pos.findIndex((x) => x.type === 'list_splat' || x.type === 'dictionary_splat');
+  const positional = splat < 0 ? l.pos : l.pos.slice(0, splat);
   k.params.forEach((p, i) => {
-    const node = i < l.pos.length ? l.pos[i] : l.kw.get(p.name);
+    const node = i < positional.length ? positional[i] : l.kw.get(p.name);
     if (!node) return;
     argFor.set(p.name, node);
     if (node.type === 'identifier') passedAs.set(node.text, p.name);
   });
   const env0 = b.env();
   const resolving = new Set<string>();
+  // Defaults of the launching function's own parameters (`def matmul(a, b, activation=""):`).
+  const hostDefaults = new Map<string, Node>();
+  if (l.scope.type === 'function_definition') {
+    const ps = field(l.scope, 'parameters');
+    for (const p of ps ? named(ps) : []) {
+      const name = field(p, 'name')?.text;
+      const v = field(p, 'value');
+      if (name && v && (p.type === 'default_parameter' || p.type === 'typed_default_parameter')) hostDefaults.set(name, v);
+    }
+  }
   const scope: HostScope = {
     imports: m.imports,
     env: env0,
@@ -168,6 +221,16 @@ function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, budget: 
           const v = hostEval(a.node, scope, depth + 1);
           const picked = a.index !== undefined ? v?.tuple?.[a.index] : v;
           if (picked) return picked;
+        } finally {
+          resolving.delete(x);
+        }
+      }
+      const d = hostDefaults.get(x);
+      if (d && !resolving.has(x)) {
+        resolving.add(x);
+        try {
+          const v = hostEval(d, scope, depth + 1);
+          if (v) return v;
         } finally {
           resolving.delete(x);
         }

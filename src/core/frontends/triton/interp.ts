@@ -157,7 +157,7 @@ export class TritonInterp {
     this.frames.push({ vars, fn: k.name, returned: undefined, done: false });
     const block = field(k.node, 'body');
     if (block) this.execBlock(block, true);
-    this.assumptions.add('masks and bounds checks assumed true (interior tile)');
+    this.assumptions.add('masks and bounds checks are true (interior tile)');
     return {
       body,
       accesses: this.accesses,
@@ -1249,7 +1249,23 @@ export class TritonInterp {
         for (const v of nums) shape = broadcast(shape, v.shape);
         const xs = [x, y].filter((v): v is NumVal => v?.k === 'num');
         const dtype = xs.length ? xs.map((v) => v.dtype).reduce(promote) : 'fp32';
-        return { k: 'num', shape, dtype, isConst: nums.every((v) => v.isConst), data: nums.some((v) => v.data), pids: [], loops: [], fromDot: xs.some((v) => v.fromDot) };
+        let eff: Expr[] | undefined;
+        for (const v of xs) eff = combineExtents(eff, v.eff, shape);
+        // `tl.where(offs < M, offs, 0)` clamps an index: it keeps the index's interval.
+        const index = x?.k === 'num' && !x.data && y?.k === 'num' && y.isConst ? x : undefined;
+        return {
+          k: 'num',
+          shape,
+          dtype,
+          isConst: nums.every((v) => v.isConst),
+          data: nums.some((v) => v.data),
+          pids: union(...nums.map((v) => v.pids)),
+          loops: union(...nums.map((v) => v.loops)),
+          fromDot: xs.some((v) => v.fromDot),
+          off: index?.off,
+          ptr: index?.ptr,
+          eff,
+        };
       }
       case 'tl.make_block_ptr':
         return this.makeBlockPtr(a(0, 'base'), a(1, 'shape'), a(5, 'block_shape'), false);
@@ -1357,6 +1373,14 @@ export class TritonInterp {
         }
         return unknown(name);
       }
+      case 'isinstance': {
+        const x = a(0);
+        const t = pos[1] ? canonical(dotted(pos[1]) ?? '', this.inp.mod.imports) : '';
+        if (/^tl\.(tensor_descriptor|tensor_descriptor_base|_experimental_tensor_descriptor)$/.test(t)) return scalar(num(x?.k === 'blockptr' && x.descriptor ? 1 : 0), 'bool', true);
+        if (t === 'tl.tensor') return scalar(num(x?.k === 'num' ? 1 : 0), 'bool', true);
+        if (t === 'tl.constexpr') return scalar(num(x?.k === 'num' && x.isConst ? 1 : 0), 'bool', true);
+        return scalar(undefined, 'bool', false);
+      }
       case 'len': {
         const x = a(0);
         return x?.k === 'tuple' ? constInt(x.items.length) : unknown('len');
@@ -1387,12 +1411,15 @@ export class TritonInterp {
       default:
         break;
     }
-    if (name.startsWith('tl.') || name.startsWith('libdevice.') || name.startsWith('tl.extra')) {
-      const args = pos.map((p) => this.eval(p));
-      if (FREE_ELEMENTWISE.has(short) || SPECIAL.has(short) || PLAIN_FLOP.has(short) || short === 'fma' || short === 'fmaf') return this.elementwise(name, args, n);
+    const args = pos.map((p) => this.eval(p));
+    const known = FREE_ELEMENTWISE.has(short) || SPECIAL.has(short) || PLAIN_FLOP.has(short) || short === 'fma' || short === 'fmaf';
+    if (known && (name.startsWith('tl.') || name.startsWith('libdevice.'))) return this.elementwise(name, args, n);
+    // A math function re-exported by another module (`from mylib.utils import rsqrt`): counted as what its name says.
+    if (known && name.includes('.') && args.some((v) => v.k === 'num')) {
+      this.assumptions.add(`\`${name}\` counted as the math function its name says (${short})`);
+      return this.elementwise(name, args, n);
     }
-    // Unknown function: evaluate its arguments (they may load or compute), count nothing for the call itself.
-    for (const p of pos) this.eval(p);
+    // Unknown function: its arguments were evaluated (they may load or compute); the call itself counts nothing.
     this.unknownCall(name, n);
     return unknown(`call ${name}`);
   }

@@ -117,11 +117,11 @@ export function numel(shape: Expr[]): Expr {
   return shape.length ? mul(...shape) : ONE;
 }
 
-export function union<T>(a: T[], b: T[]): T[] {
-  if (!b.length) return a;
-  if (!a.length) return b;
-  const s = new Set(a);
-  for (const x of b) s.add(x);
+export function union<T>(...lists: T[][]): T[] {
+  const nonEmpty = lists.filter((l) => l.length);
+  if (nonEmpty.length <= 1) return nonEmpty[0] ?? [];
+  const s = new Set<T>();
+  for (const l of nonEmpty) for (const x of l) s.add(x);
   return [...s].sort();
 }
 

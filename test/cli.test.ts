@@ -1,0 +1,111 @@
+/**
+ * The CLI end to end (in process): COUNTING.md's JSON schema, the text and
+ * Markdown formats, usage errors (exit 2), unreadable files (a diagnostic, the
+ * others go on).
+ */
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { main } from '../src/cli/main';
+
+const FIX = path.join(__dirname, 'fixtures', 'triton');
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(args, (s) => (out += s), (s) => (err += s));
+  return { code, out, err };
+}
+
+function isNumOrNull(x: unknown): boolean {
+  return x === null || (typeof x === 'number' && Number.isFinite(x));
+}
+
+describe('CLI', () => {
+  it('JSON follows the schema of COUNTING.md', async () => {
+    const { code, out } = await run(['analyze', path.join(FIX, 'matmul_autotune.py'), path.join(FIX, 'softmax.py'), '--format', 'json']);
+    assert.equal(code, 0);
+    const doc = JSON.parse(out);
+    assert.equal(doc.schemaVersion, 1);
+    for (const k of ['id', 'name', 'memoryBandwidth', 'l2Bandwidth', 'peaks']) assert.ok(k in doc.gpu, `gpu.${k}`);
+    assert.ok(doc.gpu.peaks.tensor && doc.gpu.peaks.vector);
+    assert.equal(doc.files.length, 2);
+    for (const f of doc.files) {
+      assert.ok(['triton', 'cuda', 'wgsl'].includes(f.language));
+      assert.ok(Array.isArray(f.diagnostics));
+      for (const d of f.diagnostics) assert.ok(typeof d.line === 'number' && typeof d.severity === 'string' && typeof d.message === 'string');
+      for (const k of f.kernels) {
+        assert.equal(typeof k.name, 'string');
+        assert.ok(Number.isInteger(k.line) && k.line >= 1);
+        assert.ok(['program', 'block', 'workgroup'].includes(k.unit));
+        assert.equal(typeof k.bindings, 'object');
+        assert.ok(Array.isArray(k.unbound));
+        for (const key of ['flops', 'loadBytes', 'storeBytes']) assert.ok(isNumOrNull(k.perUnit[key]), `perUnit.${key}`);
+        assert.ok(isNumOrNull(k.units));
+        assert.equal(typeof k.computeDtype, 'string');
+        assert.ok(isNumOrNull(k.arithmeticIntensity) && isNumOrNull(k.compulsoryIntensity) && isNumOrNull(k.attainableFlops));
+        assert.ok(typeof k.ridgePoint === 'number');
+        assert.ok(['memory', 'compute', 'unknown'].includes(k.bound));
+        assert.ok(k.boundLevel === null || ['dram', 'l2'].includes(k.boundLevel));
+        for (const key of ['flops', 'loadBytes', 'storeBytes']) assert.equal(typeof k.formulas[key], 'string');
+        for (const r of k.regions) for (const key of ['line', 'kind', 'trips', 'flops', 'loadBytes', 'storeBytes']) assert.ok(key in r, `regions[].${key}`);
+      }
+    }
+    const mm = doc.files[0].kernels[0];
+    assert.equal(mm.name, 'matmul_kernel');
+    assert.equal(mm.bindings.BLOCK_M, 128);
+  });
+
+  it('--gpu, --set, --dtype and --grid change the answer', async () => {
+    const base = JSON.parse((await run(['analyze', path.join(FIX, 'softmax.py'), '--format', 'json'])).out).files[0].kernels[0];
+    const { out } = await run(['analyze', path.join(FIX, 'softmax.py'), '--format', 'json', '--gpu', 'a100-sxm-80gb', '--set', 'n_cols=512', '--set', 'BLOCK_SIZE=512', '--dtype', 'input_ptr=fp16', '--grid', '100']);
+    const doc = JSON.parse(out);
+    const k = doc.files[0].kernels[0];
+    assert.equal(doc.gpu.id, 'a100-sxm-80gb');
+    assert.equal(k.units, 100);
+    assert.equal(k.perUnit.loadBytes, 512 * 2);
+    assert.equal(k.perUnit.storeBytes, 512 * 4);
+    assert.notEqual(k.ridgePoint, base.ridgePoint);
+    assert.equal(k.bindingSources.n_cols.source, 'user');
+  });
+
+  it('text and Markdown formats show each kernel', async () => {
+    const text = (await run(['analyze', path.join(FIX, 'vector_add.py')])).out;
+    assert.match(text, /add_kernel/);
+    assert.match(text, /memory \(DRAM\)/);
+    const md = (await run(['analyze', path.join(FIX, 'vector_add.py'), '--format', 'markdown'])).out;
+    assert.match(md, /^## Roofline Lens: H100 SXM/m);
+    assert.match(md, /\| `add_kernel` \|/);
+  });
+
+  it('a directory is searched for kernel files', async () => {
+    const doc = JSON.parse((await run(['analyze', FIX, '--format', 'json'])).out);
+    assert.ok(doc.files.length >= 10);
+  });
+
+  it('usage errors exit 2 and say what to do', async () => {
+    for (const args of [[], ['analyze'], ['frobnicate'], ['analyze', 'x.py', '--gpu', 'no-such-gpu'], ['analyze', 'x.py', '--set', 'novalue'], ['analyze', 'x.py', '--grid', '0'], ['analyze', 'x.py', '--dtype', 'a=float7'], ['analyze', 'x.py', '--format', 'yaml']]) {
+      const r = await run(args);
+      assert.equal(r.code, 2, `exit code for ${args.join(' ')}`);
+      assert.match(r.err, /usage:/);
+    }
+    const r = await run(['analyze', 'x.py', '--gpu', 'nope']);
+    assert.match(r.err, /unknown GPU 'nope'; known: .*h100-sxm/);
+  });
+
+  it('a missing file is a diagnostic and the other files go on', async () => {
+    const { code, out } = await run(['analyze', '/nonexistent/k.py', path.join(FIX, 'vector_add.py'), '--format', 'json']);
+    assert.equal(code, 0);
+    const doc = JSON.parse(out);
+    assert.equal(doc.files.length, 2);
+    assert.match(doc.files[0].diagnostics[0].message, /cannot read/);
+    assert.equal(doc.files[1].kernels[0].name, 'add_kernel');
+  });
+
+  it('gpus lists the catalogue', async () => {
+    const { code, out } = await run(['gpus']);
+    assert.equal(code, 0);
+    assert.match(out, /h100-sxm/);
+    const json = JSON.parse((await run(['gpus', '--format', 'json'])).out);
+    assert.ok(json.gpus.length >= 12);
+  });
+});
