@@ -12,7 +12,7 @@
 import type { Dtype, GpuSpec } from './gpus/types';
 import type { Diagnostic, FileIR, KernelIR, Language } from './ir';
 import { diag, MSG } from './messages';
-import { countKernel } from './model/count';
+import { countKernel, symbolsOf } from './model/count';
 import type { Parsers } from './parsers';
 import type { AnalysisReport, FileReport, KernelReport } from './report/types';
 import { readPragmas } from './bindings';
@@ -118,11 +118,15 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   for (const k of ir.kernels) {
     report.diagnostics.push(...k.diagnostics);
     try {
+      // A --set or pragma value applies to every kernel that has the name: list it only where it is used.
       let text: string | undefined;
+      let used: Set<string> | undefined;
       for (const [n, b] of Object.entries(k.bindings)) {
         if ((b.source !== 'user' && b.source !== 'pragma') || b.detail === '--grid') continue;
         text ??= kernelText(lines, source, k);
-        if (!text.includes(n.replace(/\(.*$/, ''))) delete k.bindings[n];
+        if (text.includes(n.replace(/\(.*$/, ''))) continue;
+        used ??= symbolsOf(k);
+        if (!used.has(n)) delete k.bindings[n];
       }
       const env = new Map<string, number>();
       for (const [n, b] of Object.entries(k.bindings)) {
@@ -135,7 +139,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
         const inLoops = kr.unbound.filter((n) => kr.regions.some((r) => r.kind === 'loop' && r.trips === null && r.tripsFormula.includes(n)));
         for (const n of inLoops) {
           const r = kr.regions.find((x) => x.kind === 'loop' && x.tripsFormula.includes(n))!;
-          report.diagnostics.push(diag('unboundLoop', r.line, 'info', `${k.name}: ${MSG.unboundLoop(n)}`));
+          report.diagnostics.push(diag('unboundLoop', r.line, 'info', `${k.name}: ${MSG.unboundLoop(n)} (\`${r.label}\`)`));
         }
         const rest = kr.unbound.filter((n) => !inLoops.includes(n));
         if (rest.length) report.diagnostics.push(diag('unbound', k.line, 'info', `${k.name}: ${MSG.unbound(rest)}`));

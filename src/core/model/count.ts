@@ -315,3 +315,20 @@ function findFirst(r: Region, pred: (e: Event) => boolean): Event | undefined {
   return undefined;
 }
 
+
+/** Every symbol a kernel's counts, trips and units mention. */
+export function symbolsOf(k: KernelIR): Set<string> {
+  const out = new Set<string>(k.needed);
+  const visit = (r: Region): void => {
+    freeSymbols(r.trips, out);
+    for (const e of r.events) freeSymbols(e.kind === 'flop' || e.kind === 'int' ? e.count : e.elems, out);
+    for (const c of r.children) visit(c);
+  };
+  visit(k.body);
+  if (k.units) freeSymbols(k.units, out);
+  for (const f of k.footprints) {
+    if (f.read) freeSymbols(f.read, out);
+    if (f.written) freeSymbols(f.written, out);
+  }
+  return out;
+}

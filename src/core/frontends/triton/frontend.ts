@@ -261,12 +261,7 @@ function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, budget: 
     else if (hv.str !== undefined) b.bind(pname, hv.str, 'launch', detail);
     else if (hv.dtype && !hv.shape) b.bind(pname, hv.dtype, 'launch', detail);
   }
-  // Extra keyword meta-parameters (BLOCK_SIZE=1024, num_warps=4) that are not parameters.
-  for (const [key, node] of l.kw) {
-    if (argFor.has(key)) continue;
-    const v = valueOf(hostEval(node, scope), b.env());
-    if (v !== undefined && typeof v !== 'string') b.bind(key, v, 'launch', detail);
-  }
+  // Keywords that are not parameters are launch options (num_warps, num_stages, …): no bindings.
   // The grid: a tuple, a lambda over meta, or a name bound to either.
   let g: Node | null | undefined = l.grid;
   for (let i = 0; i < 5 && g?.type === 'identifier'; i++) g = assigns.get(g.text)?.node ?? m.globals.get(g.text);

@@ -953,11 +953,14 @@ export class TritonInterp {
     const bLit = (b as NumVal & { literalFloat?: boolean }).literalFloat;
     if (aLit && isFloat(b.dtype)) dtype = b.dtype;
     if (bLit && isFloat(a.dtype)) dtype = a.dtype;
+    // Data of an assumed type meeting an integer index is index arithmetic (gathered offsets, sizes).
+    if (a.assumedType && !isFloat(b.dtype) && !bLit && b.dtype !== 'bool') dtype = b.dtype;
+    if (b.assumedType && !isFloat(a.dtype) && !aLit && a.dtype !== 'bool') dtype = a.dtype;
     const value = a.shape.length === 0 && b.shape.length === 0 && a.value && b.value ? binop(op, a.value, b.value) : undefined;
     // Pointer provenance: pointer ± offset stays a pointer into the same tensor.
     let ptr: string | undefined;
     // Only an integer offset (an index, or gathered indices) keeps a pointer: `var + eps` is arithmetic.
-    const isOffset = (v: NumVal): boolean => !isFloat(v.dtype) && !v.literalFloat;
+    const isOffset = (v: NumVal): boolean => (!isFloat(v.dtype) || !!v.assumedType) && !v.literalFloat;
     if ((op === '+' || op === '-') && isOffset(a) && isOffset(b)) {
       if (a.ptr && b.ptr) ptr = op === '-' ? undefined : PTR_NAME.test(b.ptr) && !PTR_NAME.test(a.ptr) ? b.ptr : a.ptr;
       else ptr = a.ptr ?? (op === '+' ? b.ptr : undefined);
@@ -974,6 +977,7 @@ export class TritonInterp {
       loops: union(a.loops, b.loops),
       off: this.offsetsOf(op, a, b),
       eff: combineExtents(a.eff, b.eff, shape),
+      assumedType: (a.assumedType || b.assumedType) && !isFloat(dtype) ? undefined : a.assumedType && b.assumedType,
     };
     if (op === '+' && a.pureArange && b.shape.length === 0 && b.isConst && b.value) res.pureArange = { ...a.pureArange, start: add(a.pureArange.start, b.value) };
     if (op === '+' && b.pureArange && a.shape.length === 0 && a.isConst && a.value) res.pureArange = { ...b.pureArange, start: add(b.pureArange.start, a.value) };
@@ -1392,8 +1396,10 @@ export class TritonInterp {
       case 'tl.constexpr':
       case 'tl.static':
         return a(0) ?? unknown(name);
-      case 'tl.pointer_type':
-        return a(0) ?? unknown(name);
+      case 'tl.pointer_type': {
+        const d = this.dtypeOf(a(0, 'element_ty'));
+        return d ? { k: 'dtype', dtype: d, pointer: true } : unknown(name);
+      }
       case 'tl.inline_asm_elementwise':
         this.unknownCall(name, n);
         return unknown(name);
@@ -1454,13 +1460,12 @@ export class TritonInterp {
     switch (meth) {
       case 'to': {
         const d = a(0, 'dtype');
-        if (self.ptr && d?.k === 'num') return self;
-        if (self.ptr) {
-          const dt = this.dtypeOf(d);
-          if (dt && d && (d as { k: string }).k === 'dtype') {
-            this.ptrDtypes.set(self.ptr, { dtype: dt, how: 'pointer cast' });
-            return self;
-          }
+        if (d?.k === 'dtype' && d.pointer) {
+          // `p.to(tl.pointer_type(T))`: a pointer argument re-typed, or a pointer loaded from memory
+          // (grouped GEMM's `tl.load(a_ptrs + g).to(tl.pointer_type(tl.float16))`).
+          const target = self.ptr && !self.data ? self.ptr : `*(${shorten(field(field(n, 'function') ?? n, 'object')?.text ?? 'loaded pointer', 40)})`;
+          this.ptrDtypes.set(target, { dtype: d.dtype, how: 'pointer cast' });
+          return { ...self, ptr: target, data: false, dtype: 'int64', off: self.ptr && !self.data ? self.off : offUnknown() };
         }
         return this.castTo(self, d);
       }
@@ -1539,12 +1544,12 @@ export class TritonInterp {
       this.diagnostics.push(diag('unknownCall', line(n), 'info', `tl.load of a value not derived from a pointer argument (\`${shorten(n.text, 40)}\`): not counted`));
       return unknown('load');
     }
-    const { dtype } = this.elemDtype(p.ptr);
+    const { dtype, how } = this.elemDtype(p.ptr);
     const shape = mask?.k === 'num' ? broadcast(p.shape, mask.shape) : p.shape;
     const elems = this.maskedElems(shape, mask);
     const clips = mask?.k === 'num' ? mask.clips : undefined;
     this.recordMem('load', p.ptr, elems, dtype, n, `tl.load ${p.ptr} [${shape.map(printExpr).join(', ')}]`, clipOffsets(p.off, clips));
-    return { k: 'num', shape, dtype, isConst: false, data: true, pids: p.pids, loops: p.loops, eff: mask?.k === 'num' ? mask.maskExtent : undefined };
+    return { k: 'num', shape, dtype, isConst: false, data: true, pids: p.pids, loops: p.loops, eff: mask?.k === 'num' ? mask.maskExtent : undefined, assumedType: how === 'assumed' };
   }
 
   private store(p: Val | undefined, v: Val | undefined, mask: Val | undefined, n: Node): void {

@@ -152,7 +152,23 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
       }
     }
   }
-  for (const st of top) {
+  // Definitions also hide in module-level `if`/`try`/`with` blocks (`if HAS_TRITON:`).
+  const statements: Node[] = [];
+  const collect = (list: Node[], depth: number): void => {
+    for (const st of list) {
+      statements.push(st);
+      if (depth > 4) continue;
+      if (st.type === 'if_statement' || st.type === 'try_statement' || st.type === 'with_statement') {
+        for (const c of named(st)) {
+          if (c.type === 'block') collect(named(c), depth + 1);
+          else if (['else_clause', 'elif_clause', 'except_clause', 'finally_clause'].includes(c.type))
+            for (const b of named(c)) if (b.type === 'block') collect(named(b), depth + 1);
+        }
+      }
+    }
+  };
+  collect(top, 0);
+  for (const st of statements) {
     if (budget.spent()) break;
     if (st.type === 'decorated_definition') {
       const def = field(st, 'definition');

@@ -30,6 +30,8 @@ export interface NumVal {
   castTo?: Dtype;
   /** A Python float literal: it does not widen a block's type. */
   literalFloat?: boolean;
+  /** Loaded through a pointer whose element type was assumed (fp32): may well be integer indices. */
+  assumedType?: boolean;
   /** A comparison result: effective extent per dimension (for masks). */
   maskExtent?: Expr[];
   /** Lanes that carry data (a masked load under the min(BLOCK, bound) rule): FLOPs count these. */
@@ -73,6 +75,8 @@ export interface StrVal {
 export interface DtypeVal {
   k: 'dtype';
   dtype: Dtype;
+  /** `tl.pointer_type(dtype)`: a pointer to elements of `dtype`. */
+  pointer?: boolean;
 }
 
 export interface FuncVal {
