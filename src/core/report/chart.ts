@@ -1,0 +1,310 @@
+/**
+ * The roofline chart as a Vega-Lite spec, built by a pure function from the
+ * analysis and the GPU (the webview only renders it). Log-log axes: arithmetic
+ * intensity (FLOP/B) against performance (FLOP/s).
+ *
+ *   roofs     one polyline per precision: DRAM slope up to its ridge, then flat;
+ *             the L2 slope where the GPU's L2 bandwidth is known
+ *   ridges    a point and a label at each precision's DRAM ridge
+ *   kernels   a dot per kernel at (tile AI, attainable), coloured by bound,
+ *             shaped by language; a hollow marker at the compulsory AI joined
+ *             to it by a line (no reuse … perfect reuse)
+ */
+import type { GpuSpec, TensorDtype, VectorDtype } from '../gpus/types';
+import type { FileReport, KernelReport } from './types';
+import { flopRate, intensity, percent, si } from './format';
+
+export interface ChartKernel {
+  /** Stable id: `path:line:name`. */
+  id: string;
+  name: string;
+  path: string;
+  line: number;
+  language: string;
+  unit: string;
+  ai: number | null;
+  compulsoryAi: number | null;
+  attainable: number | null;
+  peakFlops: number;
+  peakLabel: string;
+  bound: string;
+  boundLevel: string | null;
+  flopsPerUnit: number | null;
+  bytesPerUnit: number | null;
+}
+
+export interface ChartTheme {
+  foreground: string;
+  background: string;
+  grid: string;
+  memory: string;
+  compute: string;
+  unknown: string;
+  roof: string;
+  compareRoof: string;
+  l2: string;
+  font: string;
+}
+
+export const DEFAULT_THEME: ChartTheme = {
+  foreground: '#333333',
+  background: '#ffffff',
+  grid: '#e5e5e5',
+  memory: '#d1495b',
+  compute: '#2e86ab',
+  unknown: '#888888',
+  roof: '#444444',
+  compareRoof: '#b07aa1',
+  l2: '#8c8c8c',
+  font: 'sans-serif',
+};
+
+/** A precision whose roof is drawn: `tensor:bf16`, `vector:fp32`. */
+export type PrecisionKey = `tensor:${TensorDtype}` | `vector:${VectorDtype}`;
+
+export interface ChartOptions {
+  gpu: GpuSpec;
+  /** A second GPU whose roofs are overlaid (compare GPUs). */
+  compareGpu?: GpuSpec;
+  /** Roofs to draw; default: every precision that matters for the kernels plus the usual ones. */
+  precisions?: PrecisionKey[];
+  selectedId?: string;
+  theme?: Partial<ChartTheme>;
+  width?: number;
+  height?: number;
+}
+
+export function kernelId(path: string, k: Pick<KernelReport, 'line' | 'name'>): string {
+  return `${path}:${k.line}:${k.name}`;
+}
+
+/** The chart's view of every kernel of the given files. */
+export function chartKernels(files: FileReport[]): ChartKernel[] {
+  const out: ChartKernel[] = [];
+  for (const f of files)
+    for (const k of f.kernels) {
+      const bytes = k.perUnit.loadBytes !== null && k.perUnit.storeBytes !== null ? k.perUnit.loadBytes + k.perUnit.storeBytes : null;
+      out.push({
+        id: kernelId(f.path, k),
+        name: k.name,
+        path: f.path,
+        line: k.line,
+        language: f.language,
+        unit: k.unit,
+        ai: k.arithmeticIntensity,
+        compulsoryAi: k.compulsoryIntensity,
+        attainable: k.attainableFlops,
+        peakFlops: k.peak.flops,
+        peakLabel: `${k.peak.kind} ${k.peak.dtype}`,
+        bound: k.bound,
+        boundLevel: k.boundLevel,
+        flopsPerUnit: k.perUnit.flops,
+        bytesPerUnit: bytes,
+      });
+    }
+  return out;
+}
+
+const USUAL: PrecisionKey[] = ['tensor:fp8', 'tensor:bf16', 'tensor:fp16', 'tensor:tf32', 'vector:fp32', 'vector:fp64'];
+
+interface RoofSpec {
+  key: string;
+  label: string;
+  peak: number;
+  ridge: number;
+}
+
+function roofsOf(gpu: GpuSpec, keys: PrecisionKey[]): RoofSpec[] {
+  const out: RoofSpec[] = [];
+  const seen = new Set<number>();
+  for (const key of keys) {
+    const [kind, dtype] = key.split(':') as ['tensor' | 'vector', string];
+    const peak = kind === 'tensor' ? gpu.peaks.tensor[dtype as TensorDtype] : gpu.peaks.vector[dtype as VectorDtype];
+    if (!peak || peak <= 0) continue;
+    // fp16 and bf16 usually share a peak: one line, one label.
+    const label = `${kind} ${dtype}`;
+    if (seen.has(peak)) {
+      const same = out.find((r) => r.peak === peak);
+      if (same && !same.label.includes(dtype)) same.label += `/${dtype}`;
+      continue;
+    }
+    seen.add(peak);
+    out.push({ key, label, peak, ridge: peak / gpu.memoryBandwidth });
+  }
+  return out.sort((a, b) => b.peak - a.peak);
+}
+
+/** Precisions worth drawing: the usual ones plus each kernel's own. */
+export function defaultPrecisions(kernels: ChartKernel[]): PrecisionKey[] {
+  const keys = new Set<PrecisionKey>(USUAL);
+  for (const k of kernels) keys.add(k.peakLabel.replace(' ', ':') as PrecisionKey);
+  return [...keys];
+}
+
+function pow10Floor(x: number): number {
+  return Math.pow(10, Math.floor(Math.log10(x)));
+}
+
+function pow10Ceil(x: number): number {
+  return Math.pow(10, Math.ceil(Math.log10(x)));
+}
+
+/** Builds the Vega-Lite spec. Pure and deterministic: golden-tested. */
+export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record<string, unknown> {
+  const theme = { ...DEFAULT_THEME, ...opts.theme };
+  const gpus = opts.compareGpu ? [opts.gpu, opts.compareGpu] : [opts.gpu];
+  const keys = opts.precisions ?? defaultPrecisions(kernels);
+  const ais = kernels.flatMap((k) => [k.ai, k.compulsoryAi]).filter((x): x is number => x !== null && x > 0 && Number.isFinite(x));
+  const allRoofs = gpus.map((g) => roofsOf(g, keys));
+  const ridges = allRoofs.flat().map((r) => r.ridge);
+  const xmin = pow10Floor(Math.min(0.01, ...ais.map((x) => x / 2)));
+  const xmax = pow10Ceil(Math.max(1000, ...ridges.map((r) => r * 4), ...ais.map((x) => x * 2)));
+  const peaks = allRoofs.flat().map((r) => r.peak);
+  const ymax = pow10Ceil(Math.max(...peaks, 1e9) * 2);
+  const minBw = Math.min(...gpus.map((g) => g.memoryBandwidth));
+  const ymin = pow10Floor(Math.max(1e6, minBw * xmin));
+
+  const roofPoints: Record<string, unknown>[] = [];
+  const ridgePoints: Record<string, unknown>[] = [];
+  gpus.forEach((g, gi) => {
+    const gpuLabel = gpus.length > 1 ? `${g.name}: ` : '';
+    for (const r of allRoofs[gi]) {
+      const series = `${g.id} ${r.key}`;
+      const label = `${gpuLabel}${r.label} ${flopRate(r.peak)}`;
+      roofPoints.push(
+        { series, gpu: g.id, compare: gi > 0, level: 'dram', label, x: xmin, y: g.memoryBandwidth * xmin, order: 0 },
+        { series, gpu: g.id, compare: gi > 0, level: 'dram', label, x: r.ridge, y: r.peak, order: 1 },
+        { series, gpu: g.id, compare: gi > 0, level: 'dram', label, x: xmax, y: r.peak, order: 2, end: true },
+      );
+      ridgePoints.push({ gpu: g.id, compare: gi > 0, x: r.ridge, y: r.peak, text: `ridge ${intensity(r.ridge)}` });
+    }
+    if (g.l2Bandwidth && allRoofs[gi].length) {
+      const top = allRoofs[gi][0].peak;
+      const series = `${g.id} l2`;
+      const label = `${gpuLabel}L2 ${si(g.l2Bandwidth, 'B/s')}`;
+      roofPoints.push(
+        { series, gpu: g.id, compare: gi > 0, level: 'l2', label, x: xmin, y: g.l2Bandwidth * xmin, order: 0 },
+        { series, gpu: g.id, compare: gi > 0, level: 'l2', label, x: top / g.l2Bandwidth, y: top, order: 1, end: true },
+      );
+    }
+  });
+
+  const dots: Record<string, unknown>[] = [];
+  const ranges: Record<string, unknown>[] = [];
+  for (const k of kernels) {
+    if (k.ai === null || k.attainable === null || !(k.ai > 0) || !(k.attainable > 0)) continue;
+    const common = {
+      id: k.id,
+      name: k.name,
+      file: `${k.path}:${k.line}`,
+      language: k.language,
+      bound: k.bound === 'memory' ? `memory-bound${k.boundLevel ? ` (${k.boundLevel.toUpperCase()})` : ''}` : k.bound === 'compute' ? 'compute-bound' : 'unknown',
+      boundKind: k.bound,
+      attainableText: flopRate(k.attainable),
+      ofPeak: percent(k.attainable / k.peakFlops),
+      peak: `${k.peakLabel} ${flopRate(k.peakFlops)}`,
+      perUnit: `${si(k.flopsPerUnit, 'FLOP')} / ${si(k.bytesPerUnit, 'B')} per ${k.unit}`,
+      selected: k.id === opts.selectedId,
+    };
+    dots.push({ ...common, x: k.ai, y: k.attainable, aiText: intensity(k.ai), kind: 'tile' });
+    if (k.compulsoryAi !== null && k.compulsoryAi > 0 && Number.isFinite(k.compulsoryAi)) {
+      dots.push({ ...common, x: k.compulsoryAi, y: k.attainable, aiText: intensity(k.compulsoryAi), kind: 'compulsory' });
+      ranges.push({ id: k.id, x: k.ai, y: k.attainable, order: 0 }, { id: k.id, x: k.compulsoryAi, y: k.attainable, order: 1 });
+    }
+  }
+
+  const x = {
+    field: 'x',
+    type: 'quantitative',
+    scale: { type: 'log', domain: [xmin, xmax], nice: false },
+    axis: { title: 'arithmetic intensity (FLOP/B)', format: '~g', grid: true, tickCount: Math.round(Math.log10(xmax / xmin)) },
+  };
+  const y = {
+    field: 'y',
+    type: 'quantitative',
+    scale: { type: 'log', domain: [ymin, ymax], nice: false },
+    axis: { title: 'performance (FLOP/s)', labelExpr: "format(datum.value, '.0s') + 'FLOP/s'", grid: true, tickCount: Math.round(Math.log10(ymax / ymin)) },
+  };
+  const colorScale = {
+    domain: ['memory', 'compute', 'unknown'],
+    range: [theme.memory, theme.compute, theme.unknown],
+  };
+  const shapeScale = { domain: ['triton', 'cuda', 'wgsl'], range: ['circle', 'square', 'triangle-up'] };
+  const tooltip = [
+    { field: 'name', title: 'kernel' },
+    { field: 'file', title: 'at' },
+    { field: 'aiText', title: 'AI (FLOP/B)' },
+    { field: 'kind', title: 'intensity' },
+    { field: 'attainableText', title: 'attainable' },
+    { field: 'ofPeak', title: '% of peak' },
+    { field: 'bound', title: 'bound' },
+    { field: 'peak', title: 'peak' },
+    { field: 'perUnit', title: 'work' },
+  ];
+
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    description: `Roofline of ${opts.gpu.name}${opts.compareGpu ? ` vs ${opts.compareGpu.name}` : ''}`,
+    width: opts.width ?? 640,
+    height: opts.height ?? 400,
+    background: theme.background,
+    config: {
+      font: theme.font,
+      axis: { labelColor: theme.foreground, titleColor: theme.foreground, gridColor: theme.grid, domainColor: theme.foreground, tickColor: theme.foreground },
+      legend: { labelColor: theme.foreground, titleColor: theme.foreground },
+      text: { color: theme.foreground },
+      view: { stroke: null },
+    },
+    layer: [
+      {
+        data: { name: 'roofs', values: roofPoints },
+        mark: { type: 'line', clip: true },
+        encoding: {
+          x,
+          y,
+          detail: { field: 'series' },
+          order: { field: 'order' },
+          color: { condition: { test: "datum.level === 'l2'", value: theme.l2 }, value: theme.roof },
+          strokeDash: { condition: { test: 'datum.compare', value: [6, 3] }, value: [1, 0] },
+          strokeWidth: { value: 1.5 },
+          opacity: { condition: { test: 'datum.compare', value: 0.8 }, value: 1 },
+        },
+      },
+      {
+        data: { name: 'roofLabels', values: roofPoints.filter((p) => p.end) },
+        mark: { type: 'text', align: 'right', baseline: 'bottom', dy: -3, dx: -4, fontSize: 10, clip: true },
+        encoding: { x, y, text: { field: 'label' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground } },
+      },
+      {
+        data: { name: 'ridges', values: ridgePoints },
+        mark: { type: 'point', filled: true, size: 30 },
+        encoding: { x, y, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.roof } },
+      },
+      {
+        data: { name: 'ridgeLabels', values: ridgePoints },
+        mark: { type: 'text', align: 'left', baseline: 'top', dx: 4, dy: 4, fontSize: 10 },
+        encoding: { x, y, text: { field: 'text' }, color: { value: theme.foreground } },
+      },
+      {
+        data: { name: 'ranges', values: ranges },
+        mark: { type: 'line', strokeDash: [2, 2] },
+        encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.unknown } },
+      },
+      {
+        data: { name: 'kernels', values: dots },
+        mark: { type: 'point', filled: true, size: 90, cursor: 'pointer' },
+        encoding: {
+          x,
+          y,
+          color: { field: 'boundKind', type: 'nominal', scale: colorScale, legend: { title: 'bound' } },
+          stroke: { field: 'boundKind', type: 'nominal', scale: colorScale },
+          shape: { field: 'language', type: 'nominal', scale: shapeScale, legend: { title: 'language' } },
+          fillOpacity: { condition: { test: "datum.kind === 'compulsory'", value: 0 }, value: 1 },
+          size: { condition: { test: 'datum.selected', value: 220 }, value: 90 },
+          strokeWidth: { condition: { test: 'datum.selected', value: 3.5 }, value: 1.5 },
+          tooltip,
+        },
+      },
+    ],
+  };
+}

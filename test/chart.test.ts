@@ -1,0 +1,78 @@
+/**
+ * The roofline chart spec: built purely from the analysis and the GPU; compiled
+ * with Vega-Lite and rendered to SVG with Vega (headless) to prove it draws a
+ * roof per precision and a dot per kernel, never above the roof.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { chartKernels, rooflineSpec } from '../src/core/report/chart';
+import { findGpu } from '../src/core/gpus/catalog';
+import { analyzeFile, fixtures } from './check';
+
+const GOLDEN = path.join(__dirname, 'fixtures', 'chart');
+
+async function render(spec: Record<string, unknown>): Promise<string> {
+  const vl = await import('vega-lite');
+  const vega = await import('vega');
+  const compiled = vl.compile(spec as never).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  return svg;
+}
+
+function layerValues(spec: Record<string, unknown>, name: string): Record<string, unknown>[] {
+  const layers = spec.layer as { data: { name: string; values: Record<string, unknown>[] } }[];
+  return layers.find((l) => l.data.name === name)!.data.values;
+}
+
+describe('roofline chart spec', () => {
+  const gpu = findGpu('h100-sxm')!;
+
+  it('matches its golden file for the matmul and softmax fixtures', async () => {
+    const files = await Promise.all(['matmul_autotune.py', 'softmax.py'].map((f) => analyzeFile(path.join(__dirname, 'fixtures', 'triton', f))));
+    const spec = rooflineSpec(chartKernels(files), { gpu, selectedId: chartKernels(files)[0].id });
+    const golden = path.join(GOLDEN, 'matmul_softmax.h100.json');
+    const text = JSON.stringify(spec, null, 1) + '\n';
+    if (process.env.UPDATE_GOLDEN || !fs.existsSync(golden)) {
+      fs.mkdirSync(GOLDEN, { recursive: true });
+      fs.writeFileSync(golden, text);
+    }
+    assert.equal(text, fs.readFileSync(golden, 'utf8'), 'chart spec changed: review it and rerun with UPDATE_GOLDEN=1');
+  });
+
+  it('draws roofs, ridges and a dot per kernel (compiled and rendered to SVG)', async () => {
+    const files = await Promise.all(fixtures('triton', ['.py']).map((f) => analyzeFile(f)));
+    const kernels = chartKernels(files);
+    const spec = rooflineSpec(kernels, { gpu });
+    const dots = layerValues(spec, 'kernels').filter((d) => d.kind === 'tile');
+    assert.equal(dots.length, kernels.filter((k) => k.ai !== null && k.attainable !== null).length);
+    const svg = await render(spec);
+    assert.match(svg, /<svg/);
+    assert.match(svg, /arithmetic intensity \(FLOP\/B\)/);
+    assert.match(svg, /ridge 295/);
+    assert.match(svg, /tensor fp16\/bf16 989 TFLOP\/s|tensor bf16\/fp16 989 TFLOP\/s/);
+    const points = (svg.match(/role-mark kernels|aria-roledescription="point"/g) ?? []).length;
+    assert.ok(points > 0);
+  });
+
+  it('no dot lies above the roof of its precision', async () => {
+    const files = await Promise.all(fixtures('triton', ['.py']).map((f) => analyzeFile(f)));
+    for (const k of chartKernels(files)) {
+      if (k.ai === null || k.attainable === null) continue;
+      assert.ok(k.attainable <= k.peakFlops * (1 + 1e-12), `${k.name} above its peak`);
+      assert.ok(k.attainable <= gpu.l2Bandwidth! * k.ai * (1 + 1e-9) || k.attainable <= k.peakFlops, `${k.name} above the L2 roof`);
+    }
+  });
+
+  it('compares two GPUs with dashed roofs', async () => {
+    const files = [await analyzeFile(path.join(__dirname, 'fixtures', 'triton', 'softmax.py'))];
+    const spec = rooflineSpec(chartKernels(files), { gpu, compareGpu: findGpu('mi300x')! });
+    const roofs = layerValues(spec, 'roofs');
+    assert.ok(roofs.some((r) => r.gpu === 'mi300x' && r.compare === true));
+    assert.ok(roofs.some((r) => r.gpu === 'h100-sxm' && r.compare === false));
+    const svg = await render(spec);
+    assert.match(svg, /MI300X/);
+  });
+});
