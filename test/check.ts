@@ -101,11 +101,17 @@ export function readSpec(source: string): FixtureSpec {
   return spec;
 }
 
+/** Follows a dotted path; keys that contain dots themselves (`bindings.blockDim.x`) match longest first. */
 function get(obj: unknown, p: string): unknown {
   let cur: unknown = obj;
-  for (const part of p.split('.')) {
+  const parts = p.split('.');
+  for (let i = 0; i < parts.length; ) {
     if (cur === null || cur === undefined) return undefined;
-    cur = (cur as Record<string, unknown>)[part];
+    const rec = cur as Record<string, unknown>;
+    let j = parts.length;
+    while (j > i + 1 && !(parts.slice(i, j).join('.') in rec)) j--;
+    cur = rec[parts.slice(i, j).join('.')];
+    i = j;
   }
   return cur;
 }

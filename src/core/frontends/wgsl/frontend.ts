@@ -1,9 +1,133 @@
-/** wgsl frontend: placeholder until the wgsl frontend lands (reports that it is not supported yet). */
-import type { Frontend } from '../../analyze';
-import { diag } from '../../messages';
+/**
+ * The WGSL frontend.
+ *
+ *   .wgsl file ─────────────────────────────┐
+ *   .js/.ts file ──► embedded shaders ──────┼──► wesl parse ──► module scan
+ *                    (+ dispatchWorkgroups) │       └─► per @compute entry: walk ──► KernelIR
+ *                                           └──► syntax errors: diagnostics, and the last
+ *                                                good analysis of functions that no longer parse
+ *
+ * Never throws: anything it cannot read becomes a diagnostic.
+ */
+import { parseSrcModule, type WeslAST } from 'wesl/core';
+import type { Frontend, FrontendContext } from '../../analyze';
+import type { Diagnostic, FileIR, KernelIR } from '../../ir';
+import { diag, MSG } from '../../messages';
+import { remember, staleKernels } from './cache';
+import { dispatchFor, scanHost, type EmbeddedShader, type HostScan } from './embedded';
+import { analyzeEntry } from './kernel';
+import { WGSL_MSG, wdiag } from './messages';
+import { scanModule, type ModuleInfo } from './module';
 
-export const wgslFrontend: Frontend = () => ({
-  language: 'wgsl',
-  kernels: [],
-  diagnostics: [diag('internal', 1, 'info', 'wgsl analysis is not available in this build')],
-});
+const HOST_FILE = /\.(m?js|cjs|jsx|ts|mts|cts|tsx)$/i;
+
+/** One shader to analyse: a whole `.wgsl` file, or a literal embedded in a host file. */
+interface Shader {
+  code: string;
+  lineOf: (offset: number) => number;
+  embedded: EmbeddedShader | undefined;
+}
+
+export const wgslFrontend: Frontend = (ctx) => {
+  const path = ctx.path ?? '<input>';
+  const lines = lineStarts(ctx.source);
+  const hostLine = (offset: number) => lineAt(lines, offset);
+  const out: FileIR = { language: 'wgsl', kernels: [], diagnostics: [] };
+  const scan = HOST_FILE.test(path) ? scanHost(ctx.source, hostLine) : undefined;
+  if (scan) out.diagnostics.push(...scan.diagnostics);
+  const shaders = scan ? scan.shaders.map((sh) => embeddedShader(sh, hostLine)) : [{ code: ctx.source, lineOf: hostLine, embedded: undefined }];
+  const parsed = shaders.map((sh) => ({ sh, ast: parse(sh.code, path, sh.lineOf, out.diagnostics) }));
+  const modules = parsed.map((p) => (p.ast ? scanModule(p.ast) : undefined));
+  const kernelCount = modules.reduce((n, m) => n + (m?.entries.length ?? 0), 0);
+  let broken = false;
+  parsed.forEach(({ sh, ast }, i) => {
+    const mod = modules[i];
+    if (!ast || !mod) {
+      broken = true;
+      return;
+    }
+    const dispatch = (entry: string) => (scan && sh.embedded ? dispatchDetail(scan, sh.embedded, entry, kernelCount, hostLine, out) : undefined);
+    for (const k of analyzeShader(ctx, ast, mod, sh.lineOf, out, dispatch)) remember(path, k);
+    broken ||= ast.diagnostics.some((d) => d.severity === 'error');
+  });
+  if (broken) out.kernels.push(...staleKernels(path, new Set(out.kernels.map((k) => k.name))));
+  if (out.kernels.length === 0 && !out.diagnostics.some((d) => d.severity !== 'info'))
+    out.diagnostics.push(diag('noKernels', 1, 'info', MSG.noKernels('WGSL @compute')));
+  return out;
+};
+
+/** An embedded shader whose offsets map to host lines. */
+function embeddedShader(sh: EmbeddedShader, hostLine: (offset: number) => number): Shader {
+  const last = sh.offsets.length - 1;
+  return { code: sh.code, lineOf: (i) => hostLine(sh.offsets[Math.min(Math.max(0, i), last)] ?? sh.start), embedded: sh };
+}
+
+/**
+ * Analyses one shader's entry points into `out`. Returns the kernels whose
+ * functions have no syntax error (the ones worth remembering as last good).
+ */
+function analyzeShader(
+  ctx: FrontendContext,
+  ast: WeslAST,
+  mod: ModuleInfo,
+  lineOf: (offset: number) => number,
+  out: FileIR,
+  dispatch: (entry: string) => { grid: number[]; detail: string } | undefined,
+): KernelIR[] {
+  for (const d of ast.diagnostics)
+    out.diagnostics.push(diag('parseError', lineOf(d.start), d.severity === 'error' ? 'error' : 'warning', MSG.parseError(d.message)));
+  const errors = ast.diagnostics.filter((d) => d.severity === 'error');
+  const intact: KernelIR[] = [];
+  for (const fn of mod.entries) {
+    if (ctx.budget.spent()) break;
+    const name = fn.name.ident.originalName;
+    try {
+      const k = analyzeEntry({ ctx, mod, fn, lineOf, dispatch: dispatch(name) });
+      out.kernels.push(k);
+      if (!errors.some((d) => d.start >= fn.start && d.start <= fn.end)) intact.push(k);
+    } catch (e) {
+      out.diagnostics.push(diag('internal', lineOf(fn.start), 'error', MSG.internal(`analysing \`${name}\`: ${String((e as Error)?.message ?? e)}`)));
+    }
+  }
+  return intact;
+}
+
+function parse(code: string, path: string, lineOf: (offset: number) => number, diags: Diagnostic[]): WeslAST | undefined {
+  try {
+    return parseSrcModule({ modulePath: 'package::main', debugFilePath: path, src: code });
+  } catch (e) {
+    diags.push(diag('parseError', lineOf(0), 'error', MSG.parseError(String((e as Error)?.message ?? e))));
+    return undefined;
+  }
+}
+
+/** The dispatch size of a kernel from its host file, with a diagnostic when it is not constant. */
+function dispatchDetail(scan: HostScan, sh: EmbeddedShader, entry: string, kernelCount: number, hostLine: (o: number) => number, out: FileIR): { grid: number[]; detail: string } | undefined {
+  const d = dispatchFor(scan, sh, entry, kernelCount);
+  if (!d) return undefined;
+  const line = hostLine(d.offset);
+  const text = d.text.trim();
+  if (!d.grid) {
+    out.diagnostics.push(wdiag('dispatchUnresolved', line, 'info', WGSL_MSG.dispatchUnresolved(text)));
+    return undefined;
+  }
+  return { grid: d.grid, detail: `dispatchWorkgroups(${text}) (line ${line})` };
+}
+
+function lineStarts(s: string): number[] {
+  const out = [0];
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 10) out.push(i + 1);
+  return out;
+}
+
+/** 1-based line of an offset. */
+function lineAt(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}

@@ -1,0 +1,455 @@
+/**
+ * WGSL embedded in JavaScript / TypeScript.
+ *
+ *   host source ──► tokens (jsLexer) ──► shaders: `createShaderModule({ code })`
+ *                                        (a literal, or a const holding one),
+ *                                        and literals marked `/* wgsl *\/` or
+ *                                        tagged `wgsl\`…\``
+ *                                    └─► dispatches: `dispatchWorkgroups(…)`,
+ *                                        tied to a shader through
+ *                                        `setPipeline` → `createComputePipeline`
+ *
+ * `${NAME}` interpolations are substituted when NAME is a const of the file
+ * with a literal (or constant-arithmetic) value; any other interpolation skips
+ * the shader with a diagnostic. Every character of an extracted shader keeps
+ * its host offset, so kernel lines are host lines.
+ */
+import type { Diagnostic } from '../../ir';
+import { lexJs, type JsToken } from './jsLexer';
+import { WGSL_MSG, wdiag } from './messages';
+
+export interface EmbeddedShader {
+  code: string;
+  /** Host offset of each character of `code`. */
+  offsets: number[];
+  /** Offset of the literal in the host. */
+  start: number;
+  /** Variable the shader module is assigned to (`const module = device.createShaderModule(…)`). */
+  moduleVar: string | undefined;
+}
+
+interface Pipeline {
+  name: string | undefined;
+  moduleVar: string | undefined;
+  /** Range of the pipeline descriptor, to find a shader module created inline. */
+  start: number;
+  end: number;
+  entryPoint: string | undefined;
+}
+
+export interface Dispatch {
+  grid: number[] | undefined;
+  text: string;
+  offset: number;
+  pipeline: Pipeline | undefined;
+}
+
+export interface HostScan {
+  shaders: EmbeddedShader[];
+  dispatches: Dispatch[];
+  diagnostics: Diagnostic[];
+}
+
+type JsValue = number | string | undefined;
+
+export function scanHost(src: string, lineOf: (offset: number) => number): HostScan {
+  const all = lexJs(src);
+  const sig = all.filter((t) => t.kind !== 'comment');
+  const scan = new HostScanner(src, all, sig, lineOf);
+  return scan.run();
+}
+
+class HostScanner {
+  private readonly consts = new Map<string, JsToken[]>();
+  private readonly diagnostics: Diagnostic[] = [];
+
+  constructor(
+    private readonly src: string,
+    private readonly all: JsToken[],
+    private readonly sig: JsToken[],
+    private readonly lineOf: (offset: number) => number,
+  ) {}
+
+  run(): HostScan {
+    this.collectConsts();
+    const shaders = new Map<number, EmbeddedShader>();
+    for (const [lit, moduleVar] of [...this.moduleLiterals(), ...this.markedLiterals()]) {
+      if (shaders.has(lit.start)) continue;
+      const sh = this.extract(lit, moduleVar);
+      if (sh) shaders.set(lit.start, sh);
+    }
+    const pipelines = this.pipelines();
+    return {
+      shaders: [...shaders.values()].sort((a, b) => a.start - b.start),
+      dispatches: this.dispatches(pipelines),
+      diagnostics: this.diagnostics,
+    };
+  }
+
+  /** `const NAME = …;` declarations: their initialiser tokens. */
+  private collectConsts(): void {
+    const t = this.sig;
+    for (let i = 0; i + 2 < t.length; i++) {
+      if (t[i].text !== 'const' || t[i + 1].kind !== 'ident') continue;
+      let j = i + 2;
+      if (t[j]?.text === ':') j = this.skipTo(j, (x) => x.text === '=');
+      if (t[j]?.text !== '=') continue;
+      const end = this.statementEnd(j + 1);
+      if (!this.consts.has(t[i + 1].text)) this.consts.set(t[i + 1].text, t.slice(j + 1, end));
+    }
+  }
+
+  /** The index after an expression starting at `i`: a `;` or `,` at depth 0, or a new statement on a new line. */
+  private statementEnd(i: number): number {
+    const t = this.sig;
+    let depth = 0;
+    for (let k = i; k < t.length; k++) {
+      const x = t[k];
+      if (depth === 0 && (x.text === ';' || x.text === ',' || x.text === ')' || x.text === '}')) return k;
+      if (x.text === '(' || x.text === '[' || x.text === '{') depth++;
+      if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
+      if (depth === 0 && k > i && this.newLine(t[k - 1], x) && continuesNothing(t[k - 1], x)) return k;
+    }
+    return t.length;
+  }
+
+  private newLine(a: JsToken, b: JsToken): boolean {
+    return this.src.slice(a.end, b.start).includes('\n');
+  }
+
+  private skipTo(i: number, pred: (t: JsToken) => boolean): number {
+    let depth = 0;
+    for (let k = i; k < this.sig.length; k++) {
+      const x = this.sig[k];
+      if (depth === 0 && pred(x)) return k;
+      if (x.text === '(' || x.text === '[' || x.text === '{' || x.text === '<') depth++;
+      if (x.text === ')' || x.text === ']' || x.text === '}' || x.text === '>') depth = Math.max(0, depth - 1);
+      if (x.text === ';') return k;
+    }
+    return this.sig.length;
+  }
+
+  /** Index of the bracket closing the one at `i`. */
+  private closing(i: number): number {
+    let depth = 0;
+    for (let k = i; k < this.sig.length; k++) {
+      const x = this.sig[k].text;
+      if (x === '(' || x === '[' || x === '{') depth++;
+      if (x === ')' || x === ']' || x === '}') {
+        depth--;
+        if (depth === 0) return k;
+      }
+    }
+    return this.sig.length - 1;
+  }
+
+  /** Literals passed as `code` to `createShaderModule`, with the module's variable. */
+  private moduleLiterals(): [JsToken, string | undefined][] {
+    const out: [JsToken, string | undefined][] = [];
+    const t = this.sig;
+    for (let i = 0; i + 2 < t.length; i++) {
+      if (t[i].text !== 'createShaderModule' || t[i + 1].text !== '(' || t[i + 2].text !== '{') continue;
+      const value = this.property(i + 2, 'code');
+      if (!value) continue;
+      const lit = this.literalOf(value);
+      if (lit) out.push([lit, this.assignedName(i)]);
+      else this.diagnostics.push(wdiag('unresolvedCode', this.lineOf(value.start), 'info', WGSL_MSG.unresolvedCode(value.text)));
+    }
+    return out;
+  }
+
+  /** Template literals marked `/* wgsl *\/` or tagged `wgsl`. */
+  private markedLiterals(): [JsToken, string | undefined][] {
+    const out: [JsToken, string | undefined][] = [];
+    this.all.forEach((tok, i) => {
+      if (tok.kind !== 'template' || i === 0) return;
+      const prev = this.all[i - 1];
+      const marked = prev.kind === 'comment' && prev.text.startsWith('/*') && prev.text.slice(2, -2).trim().toLowerCase() === 'wgsl';
+      const tagged = prev.kind === 'ident' && prev.text === 'wgsl';
+      if (marked || tagged) out.push([tok, undefined]);
+    });
+    return out;
+  }
+
+  /** The value token of `name: value` (or the shorthand `name`) in the object literal opening at `open`. */
+  private property(open: number, name: string): JsToken | undefined {
+    const close = this.closing(open);
+    let depth = 0;
+    for (let k = open + 1; k < close; k++) {
+      const x = this.sig[k];
+      if (x.text === '(' || x.text === '[' || x.text === '{') depth++;
+      if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
+      if (depth !== 0 || x.text !== name || (this.sig[k - 1].text !== ',' && k !== open + 1)) continue;
+      const after = this.sig[k + 1];
+      if (after?.text === ':') return this.sig[k + 2];
+      if (after?.text === ',' || after?.text === '}') return x;
+    }
+    return undefined;
+  }
+
+  /** A string or template literal (possibly tagged `wgsl`), directly or through a const of the file. */
+  private literalOf(tok: JsToken): JsToken | undefined {
+    if (tok.kind === 'template' || tok.kind === 'string') return tok;
+    if (tok.kind !== 'ident') return undefined;
+    const init = this.consts.get(tok.text) ?? [];
+    const lit = init[init.length - 1];
+    const tagged = init.length === 2 && init[0].text === 'wgsl';
+    if ((init.length === 1 || tagged) && (lit.kind === 'template' || lit.kind === 'string')) return lit;
+    return undefined;
+  }
+
+  /** The variable a call's result is assigned to: `const NAME = [await] a.b.call(`. */
+  private assignedName(callIdx: number): string | undefined {
+    let k = callIdx - 1;
+    while (k >= 1 && (this.sig[k].text === '.' || this.sig[k].text === '?.') && this.sig[k - 1].kind === 'ident') k -= 2;
+    if (this.sig[k]?.text === 'await') k--;
+    if (this.sig[k]?.text !== '=') return undefined;
+    k--;
+    if (this.sig[k]?.kind !== 'ident') k = this.typeAnnotationStart(k);
+    return this.sig[k]?.kind === 'ident' ? this.sig[k].text : undefined;
+  }
+
+  /** Skips back over a TypeScript annotation `name: Type =` to the name. */
+  private typeAnnotationStart(k: number): number {
+    for (let j = k; j >= 1 && k - j < 8; j--) if (this.sig[j].text === ':' && this.sig[j - 1].kind === 'ident') return j - 1;
+    return k;
+  }
+
+  private extract(lit: JsToken, moduleVar: string | undefined): EmbeddedShader | undefined {
+    if (lit.kind === 'string') return { code: lit.value ?? '', offsets: lit.offsets ?? [], start: lit.start, moduleVar };
+    let code = '';
+    const offsets: number[] = [];
+    for (const p of lit.parts ?? []) {
+      if (p.kind === 'text') {
+        code += p.cooked;
+        offsets.push(...p.offsets);
+        continue;
+      }
+      const v = this.evaluate(p.tokens, new Set());
+      if (v === undefined) {
+        const expr = this.src.slice(p.start + 2, p.end - 1).trim();
+        this.diagnostics.push(wdiag('interpolation', this.lineOf(p.start), 'warning', WGSL_MSG.interpolation(expr)));
+        return undefined;
+      }
+      const text = String(v);
+      code += text;
+      for (let i = 0; i < text.length; i++) offsets.push(p.start);
+    }
+    return { code, offsets, start: lit.start, moduleVar };
+  }
+
+  private pipelines(): Pipeline[] {
+    const out: Pipeline[] = [];
+    const t = this.sig;
+    for (let i = 0; i + 2 < t.length; i++) {
+      if (!(t[i].text === 'createComputePipeline' || t[i].text === 'createComputePipelineAsync') || t[i + 1].text !== '(') continue;
+      const close = this.closing(i + 1);
+      let moduleVar: string | undefined;
+      let entryPoint: string | undefined;
+      for (let k = i + 2; k < close; k++) {
+        if (t[k].text === 'module' && t[k + 1]?.text === ':' && t[k + 2]?.kind === 'ident' && t[k + 3]?.text !== '.') moduleVar = t[k + 2].text;
+        if (t[k].text === 'module' && (t[k + 1]?.text === ',' || t[k + 1]?.text === '}') && (t[k - 1].text === '{' || t[k - 1].text === ',')) moduleVar = 'module';
+        if (t[k].text === 'entryPoint' && t[k + 1]?.text === ':' && t[k + 2]?.kind === 'string') entryPoint = t[k + 2].value;
+      }
+      out.push({ name: this.assignedName(i), moduleVar, start: t[i].start, end: t[close]?.end ?? t[i].end, entryPoint });
+    }
+    return out;
+  }
+
+  private dispatches(pipelines: Pipeline[]): Dispatch[] {
+    const out: Dispatch[] = [];
+    const t = this.sig;
+    let current: Pipeline | undefined;
+    for (let i = 0; i + 1 < t.length; i++) {
+      if (t[i].text === 'setPipeline' && t[i + 1].text === '(' && t[i + 2]?.kind === 'ident')
+        current = pipelines.find((p) => p.name === t[i + 2].text);
+      if (t[i].text !== 'dispatchWorkgroups' || t[i + 1].text !== '(') continue;
+      const close = this.closing(i + 1);
+      const args = splitArgs(t.slice(i + 2, close));
+      const values = args.map((a) => this.evaluate(a, new Set()));
+      const grid = values.every((v) => typeof v === 'number') ? (values as number[]) : undefined;
+      out.push({ grid, text: this.src.slice(t[i + 1].end, t[close]?.start ?? t[i + 1].end), offset: t[i].start, pipeline: current });
+    }
+    return out;
+  }
+
+  // -------------------------------------------------------------------------
+  // Constant evaluation: literals, consts of the file, + − * / % **, shifts, `|`, Math.*.
+
+  private evaluate(tokens: JsToken[], seen: Set<string>): JsValue {
+    const toks = stripTypeSuffix(tokens);
+    const p = new ConstParser(toks, (name) => this.constValue(name, seen));
+    const v = p.parse();
+    return p.done() ? v : undefined;
+  }
+
+  private constValue(name: string, seen: Set<string>): JsValue {
+    const init = this.consts.get(name);
+    if (!init || seen.has(name)) return undefined;
+    seen.add(name);
+    const v = this.evaluate(init, seen);
+    seen.delete(name);
+    return v;
+  }
+}
+
+/** Whether a line break between `a` and `b` cannot be inside one expression. */
+function continuesNothing(a: JsToken, b: JsToken): boolean {
+  const binary = new Set(['+', '-', '*', '/', '%', '**', '(', '[', '{', ',', '=', '?', ':', '&&', '||', '??', '|', '&', '<<', '>>', '.']);
+  return !binary.has(a.text) && !binary.has(b.text) && b.text !== '?.';
+}
+
+function splitArgs(tokens: JsToken[]): JsToken[][] {
+  const out: JsToken[][] = [];
+  let cur: JsToken[] = [];
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
+    if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
+    if (depth === 0 && t.text === ',') {
+      out.push(cur);
+      cur = [];
+    } else cur.push(t);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/** Drops a TypeScript `as const` / `as number` / `!` suffix. */
+function stripTypeSuffix(tokens: JsToken[]): JsToken[] {
+  const asAt = tokens.findIndex((t, i) => t.text === 'as' && i > 0);
+  const cut = asAt > 0 ? tokens.slice(0, asAt) : tokens;
+  return cut.length > 1 && cut[cut.length - 1].text === '!' ? cut.slice(0, -1) : cut;
+}
+
+const MATH: Record<string, (...a: number[]) => number> = {
+  ceil: Math.ceil,
+  floor: Math.floor,
+  round: Math.round,
+  trunc: Math.trunc,
+  min: Math.min,
+  max: Math.max,
+  abs: Math.abs,
+  sqrt: Math.sqrt,
+  log2: Math.log2,
+  pow: Math.pow,
+};
+
+/** Recursive descent over a token slice; any token it does not know makes the value undefined. */
+class ConstParser {
+  private i = 0;
+
+  constructor(
+    private readonly t: JsToken[],
+    private readonly lookup: (name: string) => JsValue,
+  ) {}
+
+  done(): boolean {
+    return this.i === this.t.length;
+  }
+
+  parse(): JsValue {
+    return this.binary(0);
+  }
+
+  private static readonly LEVELS: string[][] = [['|'], ['^'], ['&'], ['<<', '>>', '>>>'], ['+', '-'], ['*', '/', '%']];
+
+  private binary(level: number): JsValue {
+    if (level >= ConstParser.LEVELS.length) return this.power();
+    let left = this.binary(level + 1);
+    while (this.i < this.t.length && ConstParser.LEVELS[level].includes(this.t[this.i].text)) {
+      const op = this.t[this.i++].text;
+      left = applyOp(op, left, this.binary(level + 1));
+    }
+    return left;
+  }
+
+  private power(): JsValue {
+    const base = this.unary();
+    if (this.t[this.i]?.text !== '**') return base;
+    this.i++;
+    const exp = this.power();
+    return typeof base === 'number' && typeof exp === 'number' ? base ** exp : undefined;
+  }
+
+  private unary(): JsValue {
+    const op = this.t[this.i]?.text;
+    if (op === '-' || op === '+') {
+      this.i++;
+      const v = this.unary();
+      return typeof v === 'number' ? (op === '-' ? -v : v) : undefined;
+    }
+    return this.primary();
+  }
+
+  private primary(): JsValue {
+    const tok = this.t[this.i++];
+    if (!tok) return undefined;
+    if (tok.kind === 'number') return Number(tok.text.replace(/_/g, '').replace(/n$/, ''));
+    if (tok.kind === 'string') return tok.value;
+    if (tok.kind === 'template') return tok.parts?.length === 1 && tok.parts[0].kind === 'text' ? tok.parts[0].cooked : undefined;
+    if (tok.text === '(') {
+      const v = this.parse();
+      return this.t[this.i++]?.text === ')' ? v : undefined;
+    }
+    if (tok.kind !== 'ident') return undefined;
+    if (tok.text === 'Math' && this.t[this.i]?.text === '.') return this.math();
+    return this.lookup(tok.text);
+  }
+
+  private math(): JsValue {
+    const fn = MATH[this.t[this.i + 1]?.text ?? ''];
+    if (!fn || this.t[this.i + 2]?.text !== '(') return undefined;
+    this.i += 3;
+    const args: number[] = [];
+    while (this.i < this.t.length && this.t[this.i].text !== ')') {
+      const v = this.parse();
+      if (typeof v !== 'number') return undefined;
+      args.push(v);
+      if (this.t[this.i]?.text === ',') this.i++;
+    }
+    this.i++;
+    return fn(...args);
+  }
+}
+
+function applyOp(op: string, a: JsValue, b: JsValue): JsValue {
+  if (op === '+' && (typeof a === 'string' || typeof b === 'string')) return a === undefined || b === undefined ? undefined : String(a) + String(b);
+  if (typeof a !== 'number' || typeof b !== 'number') return undefined;
+  switch (op) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return a / b;
+    case '%':
+      return a % b;
+    case '|':
+      return a | b;
+    case '^':
+      return a ^ b;
+    case '&':
+      return a & b;
+    case '<<':
+      return a << b;
+    case '>>':
+      return a >> b;
+    default:
+      return a >>> b;
+  }
+}
+
+/** The dispatch of one kernel: through its pipeline, or the file's only dispatch when there is one kernel. */
+export function dispatchFor(scan: HostScan, shader: EmbeddedShader, entry: string, kernelCount: number): Dispatch | undefined {
+  const matches = scan.dispatches.filter((d) => {
+    const p = d.pipeline;
+    if (!p) return false;
+    const sameModule = (shader.moduleVar !== undefined && p.moduleVar === shader.moduleVar) || (shader.start > p.start && shader.start < p.end);
+    return sameModule && (p.entryPoint === undefined || p.entryPoint === entry);
+  });
+  if (matches.length > 0) return matches[0];
+  return kernelCount === 1 && scan.dispatches.length === 1 ? scan.dispatches[0] : undefined;
+}

@@ -1,0 +1,160 @@
+/**
+ * The WGSL frontend: every fixture under test/fixtures/wgsl/ (WGSL files and
+ * JS/TS hosts with embedded shaders) is checked against the counts derived by
+ * hand in its header; broken inputs yield diagnostics and never throw; a
+ * function that stops parsing keeps its last good analysis, marked stale.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { analyzeSource } from '../src/core/analyze';
+import { findGpu } from '../src/core/gpus/catalog';
+import { lexJs } from '../src/core/frontends/wgsl/jsLexer';
+import { assertSane, analyzeFile, check, fixtures, loadParsers } from './check';
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'wgsl');
+const BROKEN = path.join(FIXTURES, 'broken');
+
+describe('WGSL frontend', () => {
+  describe('fixtures', () => {
+    for (const f of fixtures('wgsl', ['.wgsl', '.ts', '.js']))
+      it(path.basename(f), async () => {
+        assertSane(await check(f));
+      });
+  });
+
+  describe('broken input', () => {
+    for (const f of fs.readdirSync(BROKEN).sort())
+      it(`${f}: diagnostics, no exception`, async () => {
+        const r = await check(path.join(BROKEN, f));
+        assertSane(r);
+        assert.ok(r.diagnostics.length > 0, `${f}: expected diagnostics`);
+      });
+
+    it('half-typed and garbage text never throws', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const inputs = [
+        '',
+        '}}}{{{ fn fn @@ <<< >>>',
+        '@compute @workgroup_size(',
+        '@compute @workgroup_size(64) fn f() { for (;;) { } loop { } while (true) { } }',
+        '@compute @workgroup_size(8) fn f(@builtin(local_invocation_id) l: vec3u) { if (l.x & 1u) == 0u { } }',
+        'const A = B; const B = A; @compute @workgroup_size(A) fn f() { }',
+        'fn g() { g(); } @compute @workgroup_size(1) fn f() { g(); }',
+        'const s = `@compute @workgroup_size(${',
+        'const s = /* wgsl */ `fn x(`; const r = /`[/; a / b / c; `${`${`',
+      ];
+      for (const [i, src] of inputs.entries()) {
+        for (const ext of ['wgsl', 'ts']) {
+          const r = analyzeSource(src, parsers, { gpu, path: `garbage-${i}.${ext}` });
+          assertSane(r);
+          assert.ok(!r.diagnostics.some((d) => d.code === 'internal'), `${JSON.stringify(src)} (${ext}): ${JSON.stringify(r.diagnostics)}`);
+        }
+      }
+    });
+  });
+
+  describe('stale results', () => {
+    const good = [
+      '@group(0) @binding(0) var<storage, read_write> data: array<f32>;',
+      '@compute @workgroup_size(64)',
+      'fn scale_in_place(@builtin(global_invocation_id) gid: vec3<u32>) {',
+      '  data[gid.x] = data[gid.x] * 3.0;',
+      '}',
+      '',
+    ].join('\n');
+
+    it('keeps the last good analysis of a function that stops parsing', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const p = 'stale-check/scale.wgsl';
+      const first = analyzeSource(good, parsers, { gpu, path: p });
+      assert.equal(first.kernels[0]?.perUnit.flops, 64);
+      const broken = good.replace(/\}\n$/, '\n');
+      const second = analyzeSource(broken, parsers, { gpu, path: p });
+      assertSane(second);
+      const k = second.kernels.find((x) => x.name === 'scale_in_place');
+      assert.ok(k, `stale kernel missing; diagnostics: ${JSON.stringify(second.diagnostics)}`);
+      assert.equal(k.perUnit.flops, 64);
+      assert.ok(k.assumptions.some((a) => a.startsWith('stale:')), JSON.stringify(k.assumptions));
+      assert.ok(second.diagnostics.some((d) => d.code === 'wgsl.stale'));
+      assert.ok(second.diagnostics.some((d) => d.code === 'parseError'));
+    });
+
+    it('does not show stale results for a file that parses', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const p = 'stale-check/renamed.wgsl';
+      analyzeSource(good, parsers, { gpu, path: p });
+      const renamed = analyzeSource(good.replace('scale_in_place', 'scale_twice'), parsers, { gpu, path: p });
+      assert.deepEqual(renamed.kernels.map((k) => k.name), ['scale_twice']);
+    });
+  });
+
+  describe('bindings', () => {
+    it('--set binds an override workgroup size', async () => {
+      const f = path.join(FIXTURES, 'automaton_int.wgsl');
+      const r = await analyzeFile(f, { set: { WG_X: 16, 'grid.width': 256, 'grid.height': 256 } });
+      const k = r.kernels[0];
+      assert.equal(k.perUnit.intOps, 8 * 16 * 8);
+      assert.equal(k.bindings.WG_X, 16);
+      assert.equal(k.bindingSources.WG_X.source, 'user');
+      assert.equal(k.bindingSources.WG_Y.detail.startsWith('override default'), true);
+    });
+
+    it('--dtype sets the texel format of a sampled texture', async () => {
+      const f = path.join(FIXTURES, 'blur_texture.wgsl');
+      const assumed = (await analyzeFile(f)).kernels[0];
+      assert.ok(assumed.assumptions.some((a) => a.includes('assumed rgba8unorm')));
+      const half = (await analyzeFile(f, { dtypes: { srcTex: 'fp16' } })).kernels[0];
+      assert.equal(half.perUnit.loadBytes, 324 * 8);
+      assert.ok(!half.assumptions.some((a) => a.includes('assumed rgba8unorm')));
+    });
+
+    it('the dispatch found in the host file is a launch binding; --grid overrides it', async () => {
+      const f = path.join(FIXTURES, 'embedded_compute.ts');
+      const found = (await analyzeFile(f)).kernels.find((k) => k.name === 'saxpy')!;
+      assert.equal(found.bindingSources['num_workgroups.x'].source, 'launch');
+      assert.match(found.bindingSources['num_workgroups.x'].detail, /dispatchWorkgroups\(Math\.ceil\(N \/ WORKGROUP_SIZE\)\)/);
+      const given = (await analyzeFile(f, { grid: [10] })).kernels.find((k) => k.name === 'saxpy')!;
+      assert.equal(given.units, 10);
+      assert.equal(given.bindingSources['num_workgroups.x'].source, 'user');
+    });
+  });
+
+  describe('JS/TS lexer', () => {
+    const kinds = (src: string) => lexJs(src).map((t) => `${t.kind}:${t.text}`);
+
+    it('tells regular expressions from division', () => {
+      assert.deepEqual(kinds('a / b / c'), ['ident:a', 'punct:/', 'ident:b', 'punct:/', 'ident:c']);
+      assert.deepEqual(kinds('x = /`[/]`/g.test(s)').slice(0, 3), ['ident:x', 'punct:=', 'regex:/`[/]`/g']);
+      assert.deepEqual(kinds('f(a) / 2'), ['ident:f', 'punct:(', 'ident:a', 'punct:)', 'punct:/', 'number:2']);
+      assert.deepEqual(kinds('return /x/'), ['ident:return', 'regex:/x/']);
+    });
+
+    it('reads template literals with nested substitutions, and comments and strings holding backticks', () => {
+      const toks = lexJs('const s = `a${ `b${ {k: 1}.k }` }c`; // `not a template\n/* ` */ "`"');
+      const tpl = toks.find((t) => t.kind === 'template')!;
+      assert.equal(tpl.parts!.length, 3);
+      const inner = tpl.parts![1];
+      assert.equal(inner.kind, 'expr');
+      assert.equal(inner.kind === 'expr' && inner.tokens[0].kind, 'template');
+      assert.deepEqual(toks.filter((t) => t.kind === 'comment').length, 2);
+      assert.equal(toks[toks.length - 1].value, '`');
+    });
+
+    it('keeps the host offset of every character of a template', () => {
+      const src = 'x = `ab\\n${1}\ncd`';
+      const tpl = lexJs(src).find((t) => t.kind === 'template')!;
+      const last = tpl.parts![tpl.parts!.length - 1];
+      assert.equal(last.kind, 'text');
+      if (last.kind === 'text') assert.equal(src[last.offsets[last.cooked.indexOf('c')]], 'c');
+    });
+
+    it('never throws on unterminated input', () => {
+      for (const src of ['`abc', '"abc', '/* abc', '`${', '/[', '`${`${'])
+        assert.doesNotThrow(() => lexJs(src));
+    });
+  });
+});
