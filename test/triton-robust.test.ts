@@ -78,3 +78,22 @@ describe('Triton bad input', () => {
     assertSane(r);
   });
 });
+
+describe('Triton time slices', () => {
+  it('a large file analysed in slices: partial results, then the rest from the cache', async () => {
+    const { tritonFile } = await import('./bench/generate');
+    const { clearCaches } = await import('../src/core/analyze');
+    const p = await loadParsers();
+    const src = tritonFile(10000);
+    clearCaches();
+    const first = analyzeSource(src, p, { gpu, path: 'slices.py', sliceMs: 5 });
+    assert.ok(first.partial, 'the first slice is partial');
+    assert.ok(first.partial!.analysed < first.partial!.total);
+    assert.ok(first.diagnostics.some((d) => d.code === 'partial'));
+    let r = first;
+    for (let i = 0; i < 200 && r.partial; i++) r = analyzeSource(src, p, { gpu, path: 'slices.py', sliceMs: 5 });
+    assert.equal(r.partial, undefined, 'slices finish');
+    assert.equal(r.kernels.length, first.partial!.total);
+    assertSane(r);
+  });
+});

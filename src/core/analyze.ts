@@ -38,8 +38,14 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
   /** Path (for the report and for choosing the language). */
   path?: string;
   language?: Language;
-  /** Time budget for the whole file, ms (default 2000). */
+  /** Hard time budget for the whole file, ms (default 2000). */
   budgetMs?: number;
+  /**
+   * Time slice, ms: no new kernel is started after it (default: none). The
+   * report is then `partial`; calling again continues, as analysed kernels
+   * come from the cache.
+   */
+  sliceMs?: number;
 }
 
 /** What a frontend receives. */
@@ -103,7 +109,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     return report;
   }
   const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid };
-  const budget = new Budget(opts.budgetMs ?? 2000);
+  const budget = new Budget(opts.budgetMs ?? 2000, opts.sliceMs);
   let ir: FileIR;
   try {
     ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path });
@@ -112,44 +118,69 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     return report;
   }
   report.diagnostics.push(...ir.diagnostics);
+  if (ir.incomplete) {
+    report.partial = ir.incomplete;
+    report.diagnostics.push(diag('partial', 1, 'info', MSG.partial(ir.incomplete.analysed, ir.incomplete.total)));
+  }
   if (budget.expired) report.diagnostics.push(diag('budget', 1, 'warning', MSG.budget()));
   let split: string[] | undefined;
   const lines = (): string[] => (split ??= source.split('\n'));
   for (const k of ir.kernels) {
-    report.diagnostics.push(...k.diagnostics);
-    try {
-      // A --set or pragma value applies to every kernel that has the name: list it only where it is used.
-      let text: string | undefined;
-      let used: Set<string> | undefined;
-      for (const [n, b] of Object.entries(k.bindings)) {
-        if ((b.source !== 'user' && b.source !== 'pragma') || b.detail === '--grid') continue;
-        text ??= kernelText(lines, source, k);
-        if (text.includes(n.replace(/\(.*$/, ''))) continue;
-        used ??= symbolsOf(k);
-        if (!used.has(n)) delete k.bindings[n];
-      }
-      const env = new Map<string, number>();
-      for (const [n, b] of Object.entries(k.bindings)) {
-        if (typeof b.value === 'number') env.set(n, b.value);
-        else if (typeof b.value === 'boolean') env.set(n, b.value ? 1 : 0);
-      }
-      const kr = countKernel(k, { gpu: opts.gpu, env });
-      report.kernels.push(kr);
-      if (kr.unbound.length > 0) {
-        const inLoops = kr.unbound.filter((n) => kr.regions.some((r) => r.kind === 'loop' && r.trips === null && r.tripsFormula.includes(n)));
-        for (const n of inLoops) {
-          const r = kr.regions.find((x) => x.kind === 'loop' && x.tripsFormula.includes(n))!;
-          report.diagnostics.push(diag('unboundLoop', r.line, 'info', `${k.name}: ${MSG.unboundLoop(n)} (\`${r.label}\`)`));
-        }
-        const rest = kr.unbound.filter((n) => !inLoops.includes(n));
-        if (rest.length) report.diagnostics.push(diag('unbound', k.line, 'info', `${k.name}: ${MSG.unbound(rest)}`));
-      }
-    } catch (e) {
-      report.diagnostics.push(diag('internal', k.line, 'error', `internal error counting \`${k.name}\`: ${String((e as Error)?.message ?? e)}`));
+    let per = reports.get(k);
+    let done = per?.get(opts.gpu);
+    if (!done) {
+      done = reportKernel(k, () => kernelText(lines, source, k), opts.gpu);
+      if (!per) reports.set(k, (per = new Map()));
+      per.set(opts.gpu, done);
     }
+    report.diagnostics.push(...k.diagnostics, ...done.diagnostics);
+    if (done.report) report.kernels.push(done.report);
   }
   report.diagnostics = dedupe(report.diagnostics);
   return report;
+}
+
+/**
+ * Counted kernels by IR object and GPU. Frontends hand back the same IR object
+ * for an unchanged kernel, so re-analysing after an edit counts only what the
+ * edit touched. Reports are shared: callers must not mutate them.
+ */
+const reports = new WeakMap<KernelIR, Map<GpuSpec, { report?: KernelReport; diagnostics: Diagnostic[] }>>();
+
+function reportKernel(k: KernelIR, text: () => string, gpu: GpuSpec): { report?: KernelReport; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  try {
+    // A --set or pragma value applies to every kernel that has the name: list it only where it is used.
+    const bindings = { ...k.bindings };
+    let body: string | undefined;
+    let used: Set<string> | undefined;
+    for (const [n, b] of Object.entries(bindings)) {
+      if ((b.source !== 'user' && b.source !== 'pragma') || b.detail === '--grid') continue;
+      body ??= text();
+      if (body.includes(n.replace(/\(.*$/, ''))) continue;
+      used ??= symbolsOf(k);
+      if (!used.has(n)) delete bindings[n];
+    }
+    const env = new Map<string, number>();
+    for (const [n, b] of Object.entries(bindings)) {
+      if (typeof b.value === 'number') env.set(n, b.value);
+      else if (typeof b.value === 'boolean') env.set(n, b.value ? 1 : 0);
+    }
+    const kr = countKernel({ ...k, bindings }, { gpu, env });
+    if (kr.unbound.length > 0) {
+      const inLoops = kr.unbound.filter((n) => kr.regions.some((r) => r.kind === 'loop' && r.trips === null && r.tripsFormula.includes(n)));
+      for (const n of inLoops) {
+        const r = kr.regions.find((x) => x.kind === 'loop' && x.tripsFormula.includes(n))!;
+        diagnostics.push(diag('unboundLoop', r.line, 'info', `${k.name}: ${MSG.unboundLoop(n)} (\`${r.label}\`)`));
+      }
+      const rest = kr.unbound.filter((n) => !inLoops.includes(n));
+      if (rest.length) diagnostics.push(diag('unbound', k.line, 'info', `${k.name}: ${MSG.unbound(rest)}`));
+    }
+    return { report: kr, diagnostics };
+  } catch (e) {
+    diagnostics.push(diag('internal', k.line, 'error', `internal error counting \`${k.name}\`: ${String((e as Error)?.message ?? e)}`));
+    return { diagnostics };
+  }
 }
 
 function dedupe(ds: Diagnostic[]): Diagnostic[] {

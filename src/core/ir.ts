@@ -140,4 +140,6 @@ export interface FileIR {
   language: Language;
   kernels: KernelIR[];
   diagnostics: Diagnostic[];
+  /** Set when the time slice ended before every kernel was analysed. */
+  incomplete?: { analysed: number; total: number };
 }

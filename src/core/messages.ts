@@ -15,6 +15,7 @@ export const MSG = {
   recursion: (name: string) => `recursive call to \`${name}\` not inlined: counted as 0`,
   depthLimit: (name: string) => `helper \`${name}\` nested too deeply to inline: counted as 0`,
   budget: () => `analysis stopped at its time budget: counts are partial`,
+  partial: (done: number, total: number) => `analysed ${done} of ${total} kernels in this time slice; the rest follow`,
   unknownCondition: (cond: string) =>
     `condition \`${cond}\` cannot be evaluated at compile time: both branches counted (upper bound)`,
   dataBranch: (cond: string) => `data-dependent branch \`${cond}\` counted as taken (upper bound)`,

@@ -78,6 +78,8 @@ export interface FileReport {
   language: Language;
   diagnostics: Diagnostic[];
   kernels: KernelReport[];
+  /** Present when the time slice ended first: analyse again to get the rest. */
+  partial?: { analysed: number; total: number };
 }
 
 export interface GpuSummary {

@@ -385,26 +385,43 @@ function moduleContext(m: ModuleInfo, kernels: Set<string>): string {
   return parts.join('\n');
 }
 
-function cachedKernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, context: string): KernelIR {
+function cachedKernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, context: string, onlyCached: boolean): { ir: KernelIR; fresh: boolean } | undefined {
   const launches = m.launches.filter((l) => l.kernel === k.name).map((l) => `${l.line}:${l.scope.text}`);
   const key = [k.node.parent?.type === 'decorated_definition' ? k.node.parent.text : k.node.text, k.line, launches.join('\n'), context, JSON.stringify(ctx.user), JSON.stringify(ctx.pragmas.map((p) => [p.name, p.value]))].join('\0');
   const hit = kernelCache.get(key);
   if (hit) {
     kernelCache.delete(key);
     kernelCache.set(key, hit);
-    return structuredCloneIR(hit);
+    return { ir: hit, fresh: false };
   }
+  if (onlyCached) return undefined;
   const ir = kernelIR(ctx, m, k);
   if (!ctx.budget.expired) {
     kernelCache.set(key, ir);
     while (kernelCache.size > MAX_CACHED_KERNELS) kernelCache.delete(kernelCache.keys().next().value as string);
   }
-  return structuredCloneIR(ir);
+  return { ir, fresh: true };
 }
 
-/** The counting layer may prune a kernel's bindings: hand it a copy of the cached record. */
-function structuredCloneIR(ir: KernelIR): KernelIR {
-  return { ...ir, bindings: { ...ir.bindings }, diagnostics: [...ir.diagnostics], assumptions: [...ir.assumptions] };
+interface Scan {
+  m: ModuleInfo;
+  kernels: FnInfo[];
+  context: string;
+  errors: Diagnostic[];
+}
+
+/** The module scan of a tree, kept while the tree is (a re-analysis of unchanged text reuses it). */
+const scans = new WeakMap<Tree, Scan>();
+
+function scanned(tree: Tree, ctx: FrontendContext): Scan {
+  const hit = scans.get(tree);
+  if (hit) return hit;
+  const errors = tree.rootNode.hasError ? syntaxErrors(tree) : [];
+  const m = scanModule(tree.rootNode, ctx.budget);
+  const kernels = findKernels(m);
+  const scan = { m, kernels, context: moduleContext(m, new Set(kernels.map((k) => k.name))), errors };
+  if (!ctx.budget.expired) scans.set(tree, scan);
+  return scan;
 }
 
 export const tritonFrontend: Frontend = (ctx) => {
@@ -414,13 +431,17 @@ export const tritonFrontend: Frontend = (ctx) => {
     file.diagnostics.push(diag('budget', 1, 'warning', 'the Python parser gave up on this file (too large or too slow): not analysed'));
     return file;
   }
-  if (tree.rootNode.hasError) file.diagnostics.push(...syntaxErrors(tree));
-  const m = scanModule(tree.rootNode, ctx.budget);
-  const kernels = findKernels(m);
-  const context = moduleContext(m, new Set(kernels.map((k) => k.name)));
+  const { m, kernels, context, errors } = scanned(tree, ctx);
+  file.diagnostics.push(...errors);
+  let fresh = 0;
   for (const k of kernels) {
     if (ctx.budget.spent()) break;
-    file.kernels.push(cachedKernelIR(ctx, m, k, context));
+    // Past the time slice only cached kernels are taken; at least one new kernel per call: every call progresses.
+    const got = cachedKernelIR(ctx, m, k, context, fresh > 0 && ctx.budget.over());
+    if (!got) continue;
+    file.kernels.push(got.ir);
+    if (got.fresh) fresh++;
   }
+  if (file.kernels.length < kernels.length) file.incomplete = { analysed: file.kernels.length, total: kernels.length };
   return file;
 };
