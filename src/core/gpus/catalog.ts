@@ -19,7 +19,7 @@
 import type { GpuCatalog, GpuSpec, TensorDtype, VectorDtype } from './types';
 
 /** Bumped whenever a number changes. */
-export const GPU_CATALOG_VERSION = '2026.11.1';
+export const GPU_CATALOG_VERSION = '2026.11.2';
 
 /** The GPU the analysis uses when none is configured. */
 export const DEFAULT_GPU_ID = 'h100-sxm';
@@ -56,6 +56,8 @@ const SRC = {
     'NVIDIA L40 GPU datasheet, https://www.nvidia.com/en-us/data-center/l40/',
   l4Datasheet:
     'NVIDIA L4 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/l4/',
+  a40Datasheet:
+    'NVIDIA A40 GPU datasheet, https://images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-datasheet.pdf (also https://www.nvidia.com/en-us/data-center/a40/)',
   a10Datasheet:
     'NVIDIA A10 Tensor Core GPU datasheet, https://www.nvidia.com/en-us/data-center/products/a10-gpu/',
   t4Datasheet:
@@ -362,6 +364,29 @@ const GPUS: GpuSpec[] = [
       NOTE_BOOST,
     ],
   },
+  {
+    id: 'rtx-4080',
+    name: 'GeForce RTX 4080',
+    vendor: 'nvidia',
+    architecture: 'Ada Lovelace',
+    memoryBandwidth: 716.8e9,
+    l2Bandwidth: null,
+    peaks: {
+      tensor: { fp16: 97.5e12, bf16: 97.5e12, tf32: 48.7e12, fp8: 194.9e12, int8: 389.9e12 },
+      vector: { fp32: 48.7e12 },
+    },
+    sources: {
+      memoryBandwidth: `${SRC.adaWhitepaper}: GeForce RTX 4080 Memory Bandwidth 716.8 GB/sec (22.4 Gbps GDDR6X, 256-bit)`,
+      'peaks.tensor': `${SRC.adaWhitepaper}: GeForce RTX 4080 Peak FP16 and BF16 Tensor TFLOPS with FP32 Accumulate 97.5/194.9, Peak FP8 Tensor TFLOPS with FP32 Accumulate 194.9/389.8, Peak TF32 Tensor 48.7/97.5, Peak INT8 Tensor TOPS 389.9/779.8 (dense/sparse)`,
+      'peaks.vector': `${SRC.adaWhitepaper}: GeForce RTX 4080 Peak FP32 TFLOPS (non-Tensor) 48.7 (9728 CUDA cores × 2 × 2505 MHz)`,
+    },
+    notes: [
+      'GeForce: fp16/bf16/fp8 tensor peaks are the FP32-accumulate figures (what Triton and cuBLAS use), half the FP16-accumulate ones (fp16 194.9, fp8 389.8 dense).',
+      'The whitepaper prints dense/sparse pairs; the dense (first) figure is used.',
+      'No separate non-tensor FP16/BF16 peak is listed here; Ada runs them at the FP32 rate, which is what the fallback uses.',
+      NOTE_BOOST,
+    ],
+  },
   // ------------------------------------------------------ Blackwell GeForce
   {
     id: 'rtx-5090',
@@ -384,6 +409,30 @@ const GPUS: GpuSpec[] = [
       'The whitepaper prints dense/sparse pairs; the dense (first) figure is used.',
       'TF32 is taken as half the FP32-accumulate FP16 rate (104.8), as on every GeForce generation; check against the whitepaper table.',
       NOTE_BOOST,
+    ],
+  },
+  // ------------------------------------------------------ Ampere (GA102)
+  {
+    id: 'a40',
+    name: 'A40',
+    vendor: 'nvidia',
+    architecture: 'Ampere',
+    memoryBandwidth: 696e9,
+    l2Bandwidth: null,
+    peaks: {
+      tensor: { fp16: 149.7e12, bf16: 149.7e12, tf32: 74.8e12, int8: 299.3e12 },
+      vector: { fp32: 37.4e12 },
+    },
+    sources: {
+      memoryBandwidth: `${SRC.a40Datasheet}: GPU memory bandwidth 696 GB/s`,
+      'peaks.tensor': `${SRC.a40Datasheet}: Peak FP16 Tensor and Peak BF16 Tensor 149.7 | 299.4* TFLOPS, Peak TF32 Tensor 74.8 | 149.6* TFLOPS, Peak INT8 Tensor 299.3 | 598.6* TOPS (dense | * with sparsity)`,
+      'peaks.vector': `${SRC.a40Datasheet}: Peak FP32 37.4 TFLOPS`,
+    },
+    notes: [
+      'The datasheet prints dense and sparse figures side by side ("149.7 | 299.4*"); the dense one is used.',
+      NOTE_BOOST,
+      'The datasheet does not say whether its FP16/BF16 figure assumes FP16 or FP32 accumulation.',
+      'No FP8 tensor cores (Ampere): fp8 falls back to the fp16 tensor peak.',
     ],
   },
   // ------------------------------------------------------- Turing and Volta
@@ -540,6 +589,9 @@ const ALIASES: Readonly<Record<string, string>> = {
   '4090': 'rtx-4090',
   rtx4090: 'rtx-4090',
   'geforce-rtx-4090': 'rtx-4090',
+  '4080': 'rtx-4080',
+  rtx4080: 'rtx-4080',
+  'geforce-rtx-4080': 'rtx-4080',
   '5090': 'rtx-5090',
   rtx5090: 'rtx-5090',
   'geforce-rtx-5090': 'rtx-5090',
@@ -552,6 +604,7 @@ const ALIASES: Readonly<Record<string, string>> = {
   'instinct-mi325x': 'mi325x',
   'instinct-mi250x': 'mi250x',
   'nvidia-a10': 'a10',
+  'nvidia-a40': 'a40',
   'nvidia-l4': 'l4',
   'nvidia-l40': 'l40',
   'nvidia-l40s': 'l40s',

@@ -1,0 +1,109 @@
+/**
+ * `roofline-lens analyze FILE|DIR...`: text, JSON, Markdown or SARIF, for one
+ * GPU or several.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { languageOf, makeReport, type UserInputs } from '../core/analyze';
+import type { GpuSpec } from '../core/gpus/types';
+import { diag } from '../core/messages';
+import type { Parsers } from '../core/parsers';
+import { renderMarkdown, renderText, type MultiGpuFile, type MultiGpuReport } from '../core/report/render';
+import { DEFAULT_SARIF_LEVELS, renderSarif } from '../core/report/sarif';
+import { last, list, parseOptions, readDtypes, readFormat, readGrid, readSarifLevels, readSets, usageError, type OptionSpec, type ParsedOptions } from './args';
+import { findRepoRoot } from './git';
+import { loadGpuFiles, selectGpus } from './gpus';
+import { analyzeForGpus, decode, expand, worthReporting } from './inputs';
+
+declare const __VERSION__: string;
+
+export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
+export const TOOL_URI = 'https://marketplace.visualstudio.com/items?itemName=roofline-lens.roofline-lens';
+
+/** Options every analysing command takes. */
+export const ANALYSIS_OPTIONS: OptionSpec = {
+  valued: { '--format': ['-f'], '--gpu': [], '--gpu-file': [], '--set': [], '--dtype': [], '--grid': [] },
+  flags: { '--json': [] },
+};
+
+export interface AnalysisSettings {
+  gpus: GpuSpec[];
+  user: UserInputs;
+}
+
+/** The GPUs and user bindings of an analysing command. */
+export function readAnalysisSettings(p: ParsedOptions): AnalysisSettings {
+  const custom = loadGpuFiles(p.options.get('--gpu-file') ?? []);
+  return {
+    gpus: selectGpus(list(p, '--gpu'), custom),
+    user: { set: readSets(p.options.get('--set') ?? []), dtypes: readDtypes(p.options.get('--dtype') ?? []), grid: readGrid(last(p, '--grid')) },
+  };
+}
+
+/** A report of the first GPU, with `gpus` when there are more. */
+export function multiReport(gpus: GpuSpec[], files: MultiGpuFile[]): MultiGpuReport {
+  const r: MultiGpuReport = makeReport(gpus[0], files);
+  if (gpus.length > 1) r.gpus = gpus.map((g) => makeReport(g, []).gpu);
+  return r;
+}
+
+const ANALYZE_SPEC: OptionSpec = {
+  valued: { ...ANALYSIS_OPTIONS.valued, '--sarif-level': [], '--root': [] },
+  flags: ANALYSIS_OPTIONS.flags,
+};
+
+const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
+
+function unreadable(file: string, why: string): MultiGpuFile {
+  return { path: file, language: languageOf(file) ?? 'triton', diagnostics: [diag('internal', 1, 'error', `cannot read ${file}: ${why}`)], kernels: [] };
+}
+
+function analyzeFiles(inputs: string[], parsers: Parsers, s: AnalysisSettings): MultiGpuFile[] {
+  const { files, missing } = expand(inputs);
+  const reports = missing.map((m) => unreadable(m, 'no such file or directory'));
+  const explicit = new Set(inputs.map((f) => path.normalize(f)));
+  for (const file of files) {
+    let src: string;
+    try {
+      src = decode(fs.readFileSync(file));
+    } catch (e) {
+      reports.push(unreadable(file, (e as Error).message));
+      continue;
+    }
+    if (!explicit.has(path.normalize(file)) && !worthReporting(file, src)) continue;
+    reports.push(analyzeForGpus(src, parsers, s.gpus, { ...s.user, path: file, language: languageOf(file) }));
+  }
+  return reports;
+}
+
+/** Paths relative to the review root (for Markdown and SARIF); paths outside it stay as they are, absolute for SARIF. */
+function rootRelative(files: MultiGpuFile[], root: string, absoluteOutside: boolean): MultiGpuFile[] {
+  return files.map((f) => {
+    const abs = path.resolve(f.path);
+    const rel = path.relative(root, abs);
+    const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+    const shown = inside ? rel.split(path.sep).join('/') : absoluteOutside ? abs : f.path;
+    return { ...f, path: shown };
+  });
+}
+
+export async function analyzeCommand(argv: string[], parsers: () => Promise<Parsers>, out: (s: string) => void): Promise<number> {
+  const p = parseOptions(argv, ANALYZE_SPEC);
+  const inputs = [...p.positional, ...p.rest];
+  const format = p.options.has('--json') ? 'json' : readFormat(last(p, '--format'), FORMATS, 'text');
+  const levels = readSarifLevels(list(p, '--sarif-level'), DEFAULT_SARIF_LEVELS);
+  const settings = readAnalysisSettings(p);
+  if (inputs.length === 0) throw usageError('analyze needs at least one FILE or DIR');
+  const files = analyzeFiles(inputs, await parsers(), settings);
+  if (format === 'text' || format === 'json') {
+    const report = multiReport(settings.gpus, files);
+    out(format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderText(report));
+    return 0;
+  }
+  const rootOpt = last(p, '--root');
+  const root = path.resolve(rootOpt ?? findRepoRoot(process.cwd()) ?? process.cwd());
+  const report = multiReport(settings.gpus, rootRelative(files, root, format === 'sarif'));
+  if (format === 'markdown') out(renderMarkdown(report));
+  else out(JSON.stringify(renderSarif(report, { tool: { name: 'roofline-lens', version: VERSION, informationUri: TOOL_URI }, levels }), null, 2) + '\n');
+  return 0;
+}
