@@ -20,7 +20,7 @@ import { Budget } from './budget';
 import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache } from './parsers';
 import { cudaFrontend } from './frontends/cuda/frontend';
-import { wgslFrontend } from './frontends/wgsl/frontend';
+import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
 
 export type BindingValue = number | boolean | string;
 
@@ -65,6 +65,7 @@ export type Frontend = (ctx: FrontendContext) => FileIR;
 export function clearCaches(): void {
   clearTreeCache();
   clearTritonCache();
+  clearWgslCache();
 }
 
 const FRONTENDS: Record<Language, Frontend> = {

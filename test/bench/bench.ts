@@ -27,17 +27,30 @@ function fmt(x: { median: number; min: number; max: number }, unit: string): str
   return `${x.median.toFixed(1)} ${unit} (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)})`;
 }
 
-/** A one-character edit inside the n-th kernel: a digit of a block size changes. */
-function edit(src: string, n: number): string {
+/**
+ * A one-character edit in the n-th occurrence of a language's marker (a block
+ * size, a constant): its last digit flips between two values, so successive
+ * edits are real changes to one kernel.
+ */
+const MARKERS: Record<Language, { text: string; a: string; b: string }> = {
+  triton: { text: '1024', a: '4', b: '8' },
+  cuda: { text: '1024', a: '4', b: '8' },
+  wgsl: { text: '2.0', a: '0', b: '5' },
+};
+
+function edit(src: string, n: number, lang: Language): string {
+  const m = MARKERS[lang];
   let at = -1;
+  let found = -1;
   for (let i = 0; i <= n; i++) {
-    const next = src.indexOf('1024', at + 1);
+    let next = src.indexOf(m.text.slice(0, -1), at + 1);
+    while (next >= 0 && src[next + m.text.length - 1] !== m.a && src[next + m.text.length - 1] !== m.b) next = src.indexOf(m.text.slice(0, -1), next + 1);
     if (next < 0) break;
-    at = next;
+    at = found = next;
   }
-  if (at < 0) return src + ' ';
-  const digit = src[at + 3] === '4' ? '8' : '4';
-  return src.slice(0, at + 3) + digit + src.slice(at + 4);
+  if (found < 0) return src + ' ';
+  const pos = found + m.text.length - 1;
+  return src.slice(0, pos) + (src[pos] === m.a ? m.b : m.a) + src.slice(pos + 1);
 }
 
 function measure(p: Parsers, lang: Language, src: string, file: string, opts: AnalyzeOptions, runs: number): string[] {
@@ -56,7 +69,7 @@ function measure(p: Parsers, lang: Language, src: string, file: string, opts: An
   let cur = src;
   analyzeSource(cur, p, { ...opts, path: file, language: lang });
   for (let r = 0; r < runs * 2; r++) {
-    cur = edit(cur, r % Math.max(1, kernels));
+    cur = edit(cur, r % Math.max(1, kernels), lang);
     const t0 = performance.now();
     analyzeSource(cur, p, { ...opts, path: file, language: lang });
     warm.push(performance.now() - t0);

@@ -78,11 +78,25 @@ function analyzeShader(
     out.diagnostics.push(diag('parseError', lineOf(d.start), d.severity === 'error' ? 'error' : 'warning', MSG.parseError(d.message)));
   const errors = ast.diagnostics.filter((d) => d.severity === 'error');
   const intact: KernelIR[] = [];
+  const context = outsideEntries(ast.srcModule.src, mod);
+  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value]), ctx.path ?? '']);
   for (const fn of mod.entries) {
     if (ctx.budget.spent()) break;
     const name = fn.name.ident.originalName;
     try {
-      const k = analyzeEntry({ ctx, mod, fn, lineOf, dispatch: dispatch(name) });
+      const d = dispatch(name);
+      const key = [ast.srcModule.src.slice(fn.start, fn.end), lineOf(fn.start), context, inputs, JSON.stringify(d ?? null)].join('\0');
+      let k = entryCache.get(key);
+      if (k) {
+        entryCache.delete(key);
+        entryCache.set(key, k);
+      } else {
+        k = analyzeEntry({ ctx, mod, fn, lineOf, dispatch: d });
+        if (!ctx.budget.expired) {
+          entryCache.set(key, k);
+          while (entryCache.size > MAX_CACHED_ENTRIES) entryCache.delete(entryCache.keys().next().value as string);
+        }
+      }
       out.kernels.push(k);
       if (!errors.some((d) => d.start >= fn.start && d.start <= fn.end)) intact.push(k);
     } catch (e) {
@@ -90,6 +104,31 @@ function analyzeShader(
     }
   }
   return intact;
+}
+
+/**
+ * Analysed entry points by everything they depend on: their own text and first
+ * line, the rest of the module (declarations, helpers), the user's inputs and
+ * the dispatch. An edit re-analyses only the entry points it touched.
+ */
+const MAX_CACHED_ENTRIES = 4096;
+const entryCache = new Map<string, KernelIR>();
+
+export function clearWgslCache(): void {
+  entryCache.clear();
+}
+
+/** The module's text with every entry point's own text cut out. */
+function outsideEntries(src: string, mod: ModuleInfo): string {
+  const spans = mod.entries.map((f) => [f.start, f.end] as const).sort((a, b) => a[0] - b[0]);
+  const parts: string[] = [];
+  let at = 0;
+  for (const [a, b] of spans) {
+    parts.push(src.slice(at, Math.max(at, a)));
+    at = Math.max(at, b);
+  }
+  parts.push(src.slice(at));
+  return parts.join('\u0001');
 }
 
 function parse(code: string, path: string, lineOf: (offset: number) => number, diags: Diagnostic[]): WeslAST | undefined {
