@@ -179,7 +179,7 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     if (firstFlop && firstFlop.kind === 'flop') {
       computeDtype = firstFlop.dtype;
       tensorCore = firstFlop.tensorCore;
-    } else if (acc.int !== null && acc.int > 0) computeDtype = 'int32';
+    } else if (findFirst(k.body, (e) => e.kind === 'int')) computeDtype = 'int32';
   }
 
   const peak = choosePeak(opts.gpu, computeDtype, tensorCore);

@@ -1,0 +1,478 @@
+/**
+ * Calls: function-like macros, casts, `__device__` helpers (inlined at each
+ * call), struct methods, and the CUDA intrinsics — math, loads and stores
+ * (`__ldg`, `__stcs`), atomics, warp shuffles and votes, `wmma`, cooperative
+ * groups, `cp.async`. Anything else is an unknown call: a diagnostic, 0
+ * FLOPs, and the loads of its arguments.
+ */
+import { MSG } from '../../messages';
+import { add, cdiv, floordiv, max, min, mod, mul, num, sym as symbolic, type Expr } from '../../sym/expr';
+import { asyncCopy, inlineAsm } from './asm';
+import { convert, evalExpr, evalLvalue, evalTemplateArg, expandMacro, loadRef, member, sitePos, storeRef, type LRef } from './expr';
+import { tileExtent } from './footprint';
+import type { FnDef } from './file';
+import { ARITH, ATOMICS, conversionType, FMA, FREE, LOADS, NO_OPS, SHUFFLES, SPECIAL, STORES, VOTES } from './intrinsics';
+import { Scope, type Interp } from './state';
+import { execStmt } from './stmt';
+import { brief, named, type Node } from './syntax';
+import { baseType, descriptorType, unwrapDeclarator } from './typesyn';
+import { DOUBLE, FLOAT, INT, isFloatTy, lanesOf, numTy, sizeOf, UNKNOWN, type FragTy, type Ty } from './types';
+import { intVal, unknownVal, type Val } from './values';
+
+interface Callee {
+  /** Last name segment (`mma_sync` of `nvcuda::wmma::mma_sync`). */
+  name: string;
+  targs: Node[];
+}
+
+const CASTS = new Set(['static_cast', 'reinterpret_cast', 'const_cast', 'dynamic_cast', 'bit_cast', '__builtin_bit_cast']);
+
+function callee(fn: Node): Callee {
+  let node = fn;
+  if (node.type === 'qualified_identifier') {
+    let inner: Node | null = node;
+    while (inner && inner.type === 'qualified_identifier') inner = inner.childForFieldName('name');
+    node = inner ?? node;
+  }
+  if (node.type === 'template_function') {
+    const args = node.childForFieldName('arguments');
+    return { name: node.childForFieldName('name')?.text ?? node.text, targs: args ? named(args) : [] };
+  }
+  return { name: node.text.replace(/\s+/g, '').split('::').pop()!, targs: [] };
+}
+
+function argsOf(n: Node): Node[] {
+  const a = n.childForFieldName('arguments');
+  return a ? named(a) : [];
+}
+
+export function evalCall(st: Interp, n: Node): Val {
+  if (n.type === 'gnu_asm_expression') return inlineAsm(st, n);
+  const fn = n.childForFieldName('function');
+  if (!fn) return unknownVal();
+  const args = argsOf(n);
+  if (fn.type === 'field_expression') return methodCall(st, fn, args, n);
+  const c = callee(fn);
+  const m = st.file.macro(c.name, sitePos(st, n));
+  if (m && m.params && m.body && !st.expanding.has(c.name)) return expandMacro(st, m, n, args, (body) => evalExpr(st, body));
+  if (CASTS.has(c.name) && c.targs[0]) return convert(evalExpr(st, args[0] ?? null), descriptorType(st, c.targs[0]));
+  if (fn.type === 'primitive_type' || fn.type === 'type_identifier') {
+    const ty = baseType(st, fn);
+    if (ty.k === 'num') return convert(evalExpr(st, args[0] ?? null), ty);
+  }
+  const defs = (st.file.functions.get(c.name) ?? []).filter((d) => !d.isGlobal && d.body);
+  const def = pickOverload(defs, args.length);
+  if (def) return inlineCall(st, def, args, c.targs, n);
+  const s = st.file.structs.get(c.name);
+  if (s) {
+    for (const a of args) evalExpr(st, a);
+    const targs = c.targs.map((t) => (t.type === 'type_descriptor' ? descriptorType(st, t) : INT));
+    return { ty: { k: 'struct', name: s.name, args: targs }, konst: false, data: false, obj: { kind: 'struct' } };
+  }
+  return intrinsic(st, c, args, n);
+}
+
+/** A macro used where a place is needed: `FETCH_FLOAT4(As[i]) = …`. */
+export function callLvalue(st: Interp, n: Node): LRef {
+  const fn = n.childForFieldName('function');
+  const c = fn ? callee(fn) : undefined;
+  const m = c ? st.file.macro(c.name, sitePos(st, n)) : undefined;
+  if (m && m.params && m.body && !st.expanding.has(m.name)) return expandMacro(st, m, n, argsOf(n), (body) => evalLvalue(st, body));
+  evalCall(st, n);
+  return { k: 'none' };
+}
+
+function pickOverload(defs: FnDef[], argc: number): FnDef | undefined {
+  return defs.find((d) => d.params.length === argc) ?? defs.find((d) => d.params.length >= argc) ?? defs[0];
+}
+
+// ------------------------------------------------------------------ inlining
+
+const MAX_CALL_DEPTH = 16;
+
+/** Inlines a `__device__` function (or a method, with `self`) at this call. */
+function inlineCall(st: Interp, def: FnDef, argNodes: Node[], targs: Node[], n: Node, self?: Val, structArgs?: Ty[]): Val {
+  if (st.callStack.includes(def)) {
+    for (const a of argNodes) evalExpr(st, a);
+    st.warn('recursion', n, MSG.recursion(def.name));
+    return unknownVal();
+  }
+  if (st.callStack.length >= MAX_CALL_DEPTH) {
+    st.warn('depthLimit', n, MSG.depthLimit(def.name));
+    return unknownVal();
+  }
+  const params = def.params.map((p) => ({ type: p.childForFieldName('type'), decl: p.childForFieldName('declarator') }));
+  const args = params.map((p, i) => {
+    const a = argNodes[i];
+    if (!a) return undefined;
+    const byRef = p.decl ? unwrapDeclarator(UNKNOWN, p.decl).ref : false;
+    return byRef ? { ref: evalLvalue(st, a), val: undefined } : { ref: undefined, val: evalExpr(st, a) };
+  });
+  for (const extra of argNodes.slice(params.length)) evalExpr(st, extra);
+  const typeParams = new Map<string, Ty>();
+  const values = new Map<string, Val>();
+  bindTemplateArgs(st, def, targs, typeParams, values, structArgs);
+  deduceTypes(def, params, args, typeParams);
+  const outer = { frame: st.frame, active: st.active };
+  st.frame = { def, scope: new Scope(null, true), typeParams, ret: null, returned: false, ...(self ? { self } : {}) };
+  st.callStack.push(def);
+  try {
+    for (const tp of def.tparams) if (tp.kind === 'value') st.declare(tp.name, { ty: INT, val: values.get(tp.name) ?? defaultValue(st, tp.dflt, tp.name) });
+    params.forEach((p, i) => bindParam(st, p.type, p.decl, args[i]));
+    execStmt(st, def.body);
+    const ret = returnType(st, def);
+    return st.frame.ret ? convert(st.frame.ret, ret) : { ty: ret, konst: false, data: false };
+  } finally {
+    st.callStack.pop();
+    st.frame = outer.frame;
+    st.active = outer.active;
+  }
+}
+
+function bindTemplateArgs(st: Interp, def: FnDef, targs: Node[], types: Map<string, Ty>, values: Map<string, Val>, structArgs?: Ty[]): void {
+  def.owner?.tparams.forEach((tp, i) => {
+    if (tp.kind === 'type' && structArgs?.[i]) types.set(tp.name, structArgs[i]);
+  });
+  def.tparams.forEach((tp, i) => {
+    const a = targs[i];
+    if (!a) return;
+    if (tp.kind === 'type') types.set(tp.name, a.type === 'type_descriptor' ? descriptorType(st, a) : baseType(st, a));
+    else values.set(tp.name, evalTemplateArg(st, a));
+  });
+}
+
+function defaultValue(st: Interp, dflt: Node | null, name: string): Val {
+  return dflt ? evalExpr(st, dflt) : { ...intVal(symbolic(name)), konst: true };
+}
+
+/** Template type parameters not given explicitly, from the argument types (`T*` ← `float*`). */
+function deduceTypes(def: FnDef, params: { type: Node | null; decl: Node | null }[], args: ({ val?: Val; ref?: LRef } | undefined)[], types: Map<string, Ty>): void {
+  params.forEach((p, i) => {
+    const name = p.type?.type === 'type_identifier' ? p.type.text : undefined;
+    if (!name || types.has(name) || !def.tparams.some((t) => t.name === name && t.kind === 'type')) return;
+    const a = args[i];
+    const ty = a?.val?.ty ?? (a?.ref?.k === 'mem' ? a.ref.view : a?.ref?.k === 'var' ? a.ref.cell.ty : undefined);
+    if (!ty) return;
+    const d = p.decl ? unwrapDeclarator(UNKNOWN, p.decl) : undefined;
+    const isPtr = d?.ty.k === 'ptr';
+    if (isPtr && ty.k === 'ptr') types.set(name, ty.to);
+    else if (!isPtr && ty.k !== 'ptr') types.set(name, ty);
+  });
+}
+
+function bindParam(st: Interp, typeNode: Node | null, declNode: Node | null, arg: { val?: Val; ref?: LRef } | undefined): void {
+  const d = unwrapDeclarator(baseType(st, typeNode), declNode);
+  if (!d.name) return;
+  if (arg?.ref) {
+    const r = arg.ref;
+    if (r.k === 'var') st.declare(d.name, r.cell);
+    else if (r.k === 'mem') st.declare(d.name, { ty: r.view, val: unknownVal(true, r.view), memRef: { ptr: r.ptr, view: r.view } });
+    else st.declare(d.name, { ty: d.ty, val: unknownVal(true, d.ty) });
+    return;
+  }
+  const v = arg?.val ?? unknownVal(false, d.ty);
+  const ty = d.ty.k === 'unknown' ? v.ty : d.ty;
+  st.declare(d.name, { ty, val: convert(v, ty) });
+}
+
+function returnType(st: Interp, def: FnDef): Ty {
+  let ty = baseType(st, def.node.childForFieldName('type'));
+  for (let d = def.node.childForFieldName('declarator'); d && d.type !== 'function_declarator'; d = d.childForFieldName('declarator'))
+    if (d.type === 'pointer_declarator') ty = { k: 'ptr', to: ty };
+  return ty;
+}
+
+/** `T* p = SharedMemory<T>();` — the struct's conversion operator, inlined. */
+export function structConversion(st: Interp, v: Val, ty: Ty, n: Node): Val {
+  const s = v.ty.k === 'struct' ? st.file.structs.get(v.ty.name) : undefined;
+  if (!s?.conversion) return convert(v, ty);
+  const r = inlineCall(st, s.conversion, [], [], n, v, v.ty.k === 'struct' ? v.ty.args : undefined);
+  return convert(r, ty);
+}
+
+// ------------------------------------------------------------------ methods
+
+function methodCall(st: Interp, fn: Node, args: Node[], n: Node): Val {
+  const name = fn.childForFieldName('field')?.text ?? '';
+  const self = evalExpr(st, fn.childForFieldName('argument'));
+  const obj = self.obj;
+  if (obj && obj.kind !== 'struct' && obj.kind !== 'dim3') return groupMethod(st, self, name, args, n);
+  const s = self.ty.k === 'struct' ? st.file.structs.get(self.ty.name) : undefined;
+  const def = s ? pickOverload(s.methods.get(name) ?? [], args.length) : undefined;
+  if (def) return inlineCall(st, def, args, [], n, self, self.ty.k === 'struct' ? self.ty.args : undefined);
+  if (self.frag || self.ty.k === 'num') return member(st, self, name, n);
+  return unknownCall(st, `${brief(fn.childForFieldName('argument')!, 30)}.${name}`, args, n);
+}
+
+/** The linear index of a thread in its block. */
+function linearTid(st: Interp): Expr {
+  const x = symbolic('threadIdx.x');
+  const y = symbolic('threadIdx.y');
+  const z = symbolic('threadIdx.z');
+  const dx = st.dim('blockDim.x');
+  const dy = st.dim('blockDim.y');
+  return add(x, mul(y, dx), mul(z, dx, dy));
+}
+
+function blockThreads(st: Interp): Expr {
+  return mul(st.dim('blockDim.x'), st.dim('blockDim.y'), st.dim('blockDim.z'));
+}
+
+/** Methods of cooperative-groups handles (`tile.thread_rank()`, `block.sync()`, `tile.shfl_down(v, 1)`). */
+function groupMethod(st: Interp, self: Val, name: string, args: Node[], n: Node): Val {
+  const obj = self.obj!;
+  const size = obj.kind === 'tile' ? (obj.size ?? num(32)) : obj.kind === 'block' ? blockThreads(st) : mul(blockThreads(st), st.dim('gridDim.x'), st.dim('gridDim.y'), st.dim('gridDim.z'));
+  switch (name) {
+    case 'sync':
+      return unknownVal(false);
+    case 'size':
+    case 'num_threads':
+      return intVal(size);
+    case 'thread_rank':
+      if (obj.kind === 'tile') return intVal(mod(linearTid(st), size));
+      if (obj.kind === 'grid') return intVal(add(linearTid(st), mul(symbolic('blockIdx.x'), blockThreads(st))));
+      return intVal(linearTid(st));
+    case 'meta_group_rank':
+      return intVal(floordiv(linearTid(st), size));
+    case 'meta_group_size':
+      return intVal(cdiv(blockThreads(st), size));
+    case 'group_index':
+      return dim3Val(['blockIdx.x', 'blockIdx.y', 'blockIdx.z'].map((s) => symbolic(s)));
+    case 'thread_index':
+      return dim3Val(['threadIdx.x', 'threadIdx.y', 'threadIdx.z'].map((s) => symbolic(s)));
+    case 'group_dim':
+    case 'dim_threads':
+      return dim3Val(['blockDim.x', 'blockDim.y', 'blockDim.z'].map((s) => st.dim(s)));
+    case 'shfl':
+    case 'shfl_down':
+    case 'shfl_up':
+    case 'shfl_xor':
+      return shuffle(st, name === 'shfl' ? 'idx' : (name.slice(5) as 'down' | 'up' | 'xor'), args[0], args[1]);
+    case 'any':
+    case 'all':
+    case 'ballot':
+      for (const a of args) evalExpr(st, a);
+      return { ...intVal(num(0)), e: undefined, data: true };
+    default:
+      return unknownCall(st, `cooperative_groups ${name}`, args, n);
+  }
+}
+
+function dim3Val(dims: Expr[]): Val {
+  return { ty: { k: 'struct', name: 'dim3', args: [] }, konst: false, data: false, obj: { kind: 'dim3', dims } };
+}
+
+// ------------------------------------------------------------------ intrinsics
+
+function intrinsic(st: Interp, c: Callee, args: Node[], n: Node): Val {
+  const name = c.name;
+  if (SPECIAL.has(name)) return math(st, name, args, n, 1, true);
+  if (FMA.has(name)) return math(st, name, args, n, 2, false);
+  if (ARITH.has(name)) return math(st, name, args, n, 1, false);
+  if (FREE.has(name)) return freeFn(st, name, args);
+  const conv = conversionType(name);
+  if (conv) return conversion(st, conv, args);
+  if (LOADS.has(name)) return loadRef(st, derefOf(evalExpr(st, args[0] ?? null)), n);
+  if (STORES.has(name)) {
+    const p = evalExpr(st, args[0] ?? null);
+    storeRef(st, derefOf(p), evalExpr(st, args[1] ?? null), n);
+    return unknownVal(false);
+  }
+  if (NO_OPS.has(name) || NO_OPS.has(`wmma::${name}`) || NO_OPS.has(`cg::${name}`)) {
+    for (const a of args) evalExpr(st, a);
+    return unknownVal(false);
+  }
+  if (VOTES.has(name)) {
+    const vs = args.map((a) => evalExpr(st, a));
+    return { ty: INT, konst: false, data: vs.some((v) => v.data) || name.includes('sync') };
+  }
+  const atomic = ATOMICS.exec(name);
+  if (atomic) return atomicOp(st, atomic[2], args, n);
+  const shfl = SHUFFLES.exec(name);
+  if (shfl) return shuffleCall(st, shfl, args);
+  const special = SPECIAL_CALLS[name];
+  if (special) return special(st, args, n, c);
+  return unknownCall(st, name, args, n);
+}
+
+type Handler = (st: Interp, args: Node[], n: Node, c: Callee) => Val;
+
+const SPECIAL_CALLS: Record<string, Handler> = {
+  load_matrix_sync: (st, args, n) => wmmaMove(st, 'load', args, n),
+  store_matrix_sync: (st, args, n) => wmmaMove(st, 'store', args, n),
+  mma_sync: wmmaMma,
+  this_thread_block: () => ({ ty: { k: 'struct', name: 'cg::block', args: [] }, konst: false, data: false, obj: { kind: 'block' } }),
+  this_grid: () => ({ ty: { k: 'struct', name: 'cg::grid', args: [] }, konst: false, data: false, obj: { kind: 'grid' } }),
+  tiled_partition: tiledPartition,
+  coalesced_threads: () => ({ ty: { k: 'struct', name: 'cg::tile', args: [] }, konst: false, data: false, obj: { kind: 'tile', size: num(32) } }),
+  reduce: cgReduce,
+  dim3: (st, args) => dim3Val([0, 1, 2].map((i) => (args[i] ? (evalExpr(st, args[i]).e ?? num(1)) : num(1)))),
+  __cvta_generic_to_shared: (st, args) => ({ ...evalExpr(st, args[0] ?? null), ty: numTy('int64', 1, 'size_t') }),
+  __pipeline_memcpy_async: pipelineCopy,
+  __reduce_add_sync: (st, args, n) => {
+    const v = evalExpr(st, args[1] ?? null);
+    st.intOp('__reduce_add_sync', num(31), n, 32);
+    return { ty: v.ty, konst: false, data: true };
+  },
+  __reduce_max_sync: (st, args) => ({ ...evalExpr(st, args[1] ?? null), data: true }),
+  __reduce_min_sync: (st, args) => ({ ...evalExpr(st, args[1] ?? null), data: true }),
+};
+
+/** Math intrinsics; on constant arguments they fold (`sqrtf(2.0f / M_PI)` costs 0). */
+function math(st: Interp, name: string, args: Node[], n: Node, flops: number, special: boolean): Val {
+  const vals = args.map((a) => evalExpr(st, a));
+  const ty = singlePrecision(name) ? FLOAT : (vals.find((v) => isFloatTy(v.ty))?.ty ?? DOUBLE);
+  const konst = vals.every((v) => v.konst);
+  const data = vals.some((v) => v.data);
+  if (!konst && ty.k === 'num') st.flop(special ? 'special' : flops === 2 ? 'fma' : 'elementwise', name, ty.dtype, num(flops * ty.lanes), n, { special });
+  return { ty, konst, data };
+}
+
+/** The C single-precision functions (`expf`, `__fmaf_rn`, `__fdividef`) return float whatever their argument. */
+function singlePrecision(name: string): boolean {
+  return !name.startsWith('h') && !name.startsWith('__h') && (name.endsWith('f') || name.startsWith('__f'));
+}
+
+/** `min`, `max`, `fabsf`, rounding: no FLOPs; integer min/max stay symbolic. */
+function freeFn(st: Interp, name: string, args: Node[]): Val {
+  const vals = args.map((a) => evalExpr(st, a));
+  const first = vals[0] ?? unknownVal();
+  if (name === '__builtin_expect') return first;
+  const data = vals.some((v) => v.data);
+  const konst = vals.every((v) => v.konst);
+  const isMin = /min/.test(name);
+  const isMax = /max/.test(name);
+  if ((isMin || isMax) && vals[1] && first.e && vals[1].e && !isFloatTy(first.ty))
+    return { ty: first.ty, e: isMin ? min(first.e, vals[1].e) : max(first.e, vals[1].e), konst, data };
+  const ty = vals.find((v) => isFloatTy(v.ty))?.ty ?? first.ty;
+  return { ty, konst, data, ...(first.e && !isFloatTy(ty) && vals.length === 1 ? { e: first.e } : {}) };
+}
+
+function conversion(st: Interp, ty: Ty, args: Node[]): Val {
+  const vals = args.map((a) => evalExpr(st, a));
+  return { ty, konst: vals.every((v) => v.konst), data: vals.some((v) => v.data) };
+}
+
+function derefOf(p: Val): LRef {
+  if (!p.ptr) return { k: 'none' };
+  return { k: 'mem', ptr: p.ptr, view: p.ty.k === 'ptr' ? p.ty.to : p.ptr.baseTy };
+}
+
+/** `atomicAdd(&x[i], v)`: a load and a store of one element per thread, and 1 FLOP for a floating add. */
+function atomicOp(st: Interp, op: string, args: Node[], n: Node): Val {
+  const p = evalExpr(st, args[0] ?? null);
+  const vals = args.slice(1).map((a) => evalExpr(st, a));
+  const r = derefOf(p);
+  if (r.k !== 'mem') return unknownVal();
+  st.access('load', r.ptr, r.view, n);
+  st.access('store', r.ptr, r.view, n);
+  if ((op === 'Add' || op === 'Sub') && isFloatTy(r.view)) {
+    st.arith(`atomic${op}`, r.view, n);
+    if (r.ptr.space === 'global')
+      st.assume(`\`atomic${op}\` on global floating data counted as 1 FLOP and a load + store of one element per thread`);
+  } else if (op === 'Add' || op === 'Sub' || op === 'Inc' || op === 'Dec' || vals.some((v) => v.data)) {
+    st.intOp(`atomic${op}`, num(lanesOf(r.view)), n);
+  }
+  return { ty: r.view, konst: false, data: true };
+}
+
+function shuffleCall(st: Interp, m: RegExpExecArray, args: Node[]): Val {
+  const kind = (m[2] ?? 'idx') as 'down' | 'up' | 'xor' | 'idx';
+  const sync = m[3] !== undefined;
+  const a = sync ? args.slice(1) : args;
+  if (sync && args[0]) evalExpr(st, args[0]);
+  return shuffle(st, kind, a[0], a[1]);
+}
+
+/** A warp shuffle: the value, tagged so arithmetic on it counts per warp (`offset` lanes of useful work). */
+function shuffle(st: Interp, kind: 'down' | 'up' | 'xor' | 'idx', value: Node | undefined, offset: Node | undefined): Val {
+  const v = evalExpr(st, value ?? null);
+  const o = evalExpr(st, offset ?? null);
+  return { ...v, konst: false, data: true, e: undefined, shfl: { kind, offset: o.e ?? num(16) } };
+}
+
+// ------------------------------------------------------------------ wmma
+
+function fragOf(v: Val): FragTy | undefined {
+  return v.frag ?? (v.ty.k === 'frag' ? v.ty : undefined);
+}
+
+/** `wmma::load_matrix_sync(frag, ptr, ld)` / `store_matrix_sync(ptr, frag, ld, layout)`: one tile per warp. */
+function wmmaMove(st: Interp, kind: 'load' | 'store', args: Node[], n: Node): Val {
+  const [fragNode, ptrNode] = kind === 'load' ? [args[0], args[1]] : [args[1], args[0]];
+  const f = fragOf(evalExpr(st, fragNode ?? null));
+  const p = evalExpr(st, ptrNode ?? null);
+  const ld = evalExpr(st, args[2] ?? null).e ?? num(16);
+  const layout = args[3] ? args[3].text : '';
+  for (const extra of args.slice(4)) evalExpr(st, extra);
+  if (!f || !p.ptr) {
+    st.warn('unknownCall', n, `\`${kind}_matrix_sync\` on a fragment or pointer the analysis cannot follow: counted as 0`);
+    return unknownVal(false);
+  }
+  const [rows, cols] = tileShape(f, layout);
+  const view = p.ty.k === 'ptr' && p.ty.to.k === 'num' ? p.ty.to : numTy(f.dtype === 'tf32' ? 'fp32' : f.dtype);
+  st.access(kind, p.ptr, view, n, { elems: num(rows * cols), extent: tileExtent(rows, cols, ld, sizeOf(view)) });
+  return unknownVal(false);
+}
+
+/** Rows × columns of a fragment's tile in memory (rows are `ld` apart). */
+function tileShape(f: FragTy, layout: string): [number, number] {
+  const colMajor = f.use === 'accumulator' ? layout.includes('col_major') : f.colMajor;
+  const [r, c] = f.use === 'matrix_a' ? [f.m, f.kk] : f.use === 'matrix_b' ? [f.kk, f.n] : [f.m, f.n];
+  return colMajor ? [c, r] : [r, c];
+}
+
+/** `wmma::mma_sync(d, a, b, c)`: 2·M·N·K FLOPs per warp on tensor cores, in the type of `a`. */
+function wmmaMma(st: Interp, args: Node[], n: Node): Val {
+  const vals = args.map((a) => evalExpr(st, a));
+  const a = fragOf(vals[1] ?? unknownVal());
+  if (!a) {
+    st.warn('unknownCall', n, '`mma_sync` on fragments the analysis cannot follow: counted as 0');
+    return unknownVal(false);
+  }
+  st.flop('dot', 'wmma::mma_sync', a.dtype, num(2 * a.m * a.n * a.kk), n, { tensorCore: true, group: 32 });
+  return unknownVal(false);
+}
+
+// ------------------------------------------------------------------ cooperative groups
+
+function tiledPartition(st: Interp, args: Node[], _n: Node, c: Callee): Val {
+  for (const a of args) evalExpr(st, a);
+  const sizeNode = c.targs[0] ?? args[1];
+  const size = sizeNode ? (evalExpr(st, sizeNode).e ?? num(32)) : num(32);
+  return { ty: { k: 'struct', name: 'cg::tile', args: [] }, konst: false, data: false, obj: { kind: 'tile', size } };
+}
+
+/** `cg::reduce(tile, v, cg::plus<T>())`: size − 1 FLOPs per tile (31 per warp); `greater`/`less` cost 0. */
+function cgReduce(st: Interp, args: Node[], n: Node): Val {
+  const g = evalExpr(st, args[0] ?? null);
+  const v = evalExpr(st, args[1] ?? null);
+  const op = args[2]?.text ?? '';
+  const size = st.value(g.obj?.size ?? num(32)) ?? 32;
+  if (/plus|multiplies/.test(op) && v.ty.k === 'num') {
+    if (isFloatTy(v.ty)) st.flop('warp-reduce', 'cg::reduce', v.ty.dtype, num((size - 1) * v.ty.lanes), n, { group: size });
+    else st.intOp('cg::reduce', num(size - 1), n, size);
+  }
+  return { ty: v.ty, konst: false, data: true };
+}
+
+/** `__pipeline_memcpy_async(dst, src, bytes)`: a global load and a shared store of `bytes` per thread. */
+function pipelineCopy(st: Interp, args: Node[], n: Node): Val {
+  const dst = evalExpr(st, args[0] ?? null);
+  const src = evalExpr(st, args[1] ?? null);
+  const bytes = st.value(evalExpr(st, args[2] ?? null).e) ?? 16;
+  if (src.ptr) asyncCopy(st, src.ptr, 'load', bytes, n);
+  if (dst.ptr) asyncCopy(st, dst.ptr, 'store', bytes, n);
+  return unknownVal(false);
+}
+
+// ------------------------------------------------------------------ unknown calls
+
+function unknownCall(st: Interp, name: string, args: Node[], n: Node): Val {
+  const vals = args.map((a) => evalExpr(st, a));
+  const unseen = st.file.includes.filter((i) => !i.system).map((i) => `"${i.path}"`);
+  const where = unseen.length > 0 ? ` (it may come from ${unseen.join(', ')}, which is not analysed)` : '';
+  st.warn('unknownCall', n, MSG.unknownCall(name) + where);
+  const f = vals.find((v) => isFloatTy(v.ty));
+  return { ty: f?.ty ?? UNKNOWN, konst: false, data: true };
+}

@@ -1,0 +1,661 @@
+/**
+ * Expressions: each evaluates to an abstract value (`Val`) and emits the
+ * events it causes — loads and stores through pointers, FLOPs of floating
+ * arithmetic, integer ops on loaded data. Integer arithmetic builds symbolic
+ * expressions (sizes, indices) and costs nothing.
+ */
+import {
+  add,
+  cdiv,
+  floordiv,
+  mod,
+  mul,
+  num,
+  ONE,
+  pow,
+  scale,
+  sub,
+  sym,
+  type Expr,
+} from '../../sym/expr';
+import { promote } from '../common';
+import { callLvalue, evalCall } from './calls';
+import { foldInt, parseIntLiteral, type GlobalDef, type MacroDef } from './file';
+import { Scope, type Cell, type Interp } from './state';
+import { chooseBranch } from './threads';
+import { baseType, descriptorType, typeName, unwrapDeclarator } from './typesyn';
+import { brief, lineOf, named, type Node } from './syntax';
+import {
+  BOOL,
+  DOUBLE,
+  FLOAT,
+  INT,
+  INT64,
+  isFloatTy,
+  isIntTy,
+  lanesOf,
+  numTy,
+  ptrTo,
+  scalarOf,
+  sizeOf,
+  UNKNOWN,
+  type Ty,
+} from './types';
+import { boolVal, intVal, not, unknownVal, type CmpOp, type Cond, type Ptr, type Val } from './values';
+
+/** Where a value can be stored: a variable, an element in memory, or nowhere the analysis follows. */
+export type LRef =
+  | { k: 'var'; cell: Cell }
+  | { k: 'mem'; ptr: Ptr; view: Ty }
+  /** A component of a `dim3` variable (`block.x = 256` in host code). */
+  | { k: 'dim'; cell: Cell; index: number }
+  | { k: 'none' };
+
+const MAX_DEPTH = 200;
+
+export function evalExpr(st: Interp, n: Node | null): Val {
+  if (!n) return unknownVal(false);
+  if (st.depth > MAX_DEPTH) {
+    st.warn('depthLimit', n, 'expression nested too deeply to follow: the rest of it is counted as 0');
+    return unknownVal();
+  }
+  st.depth++;
+  try {
+    return evalNode(st, n);
+  } finally {
+    st.depth--;
+  }
+}
+
+function evalNode(st: Interp, n: Node): Val {
+  switch (n.type) {
+    case 'number_literal':
+      return literal(n.text);
+    case 'true':
+    case 'false':
+      return { ty: BOOL, e: num(n.type === 'true' ? 1 : 0), konst: true, data: false };
+    case 'char_literal':
+      return intVal(num(n.text.length >= 3 ? n.text.charCodeAt(1) : 0), true);
+    case 'null':
+    case 'nullptr':
+      return { ty: ptrTo(UNKNOWN), konst: true, data: false };
+    case 'identifier':
+      return identifier(st, n);
+    case 'qualified_identifier':
+      return qualified(st, n);
+    case 'this':
+      return st.frame.self ?? unknownVal();
+    case 'field_expression':
+      return fieldValue(st, n);
+    case 'subscript_expression':
+      return subscriptValue(st, n);
+    case 'pointer_expression':
+      return pointerExpr(st, n);
+    case 'unary_expression':
+      return unary(st, n);
+    case 'binary_expression':
+      return binary(st, n);
+    case 'update_expression':
+      return update(st, n);
+    case 'assignment_expression':
+      return assign(st, n);
+    case 'conditional_expression':
+      return ternary(st, n);
+    case 'parenthesized_expression':
+    case 'condition_clause':
+      return evalExpr(st, n.childForFieldName('value') ?? named(n)[0] ?? null);
+    case 'comma_expression':
+      evalExpr(st, n.childForFieldName('left'));
+      return evalExpr(st, n.childForFieldName('right'));
+    case 'cast_expression':
+      return convert(evalExpr(st, n.childForFieldName('value')), descriptorType(st, n.childForFieldName('type')!));
+    case 'call_expression':
+      return evalCall(st, n);
+    case 'sizeof_expression':
+      return sizeofExpr(st, n);
+    case 'gnu_asm_expression':
+      return evalCall(st, n);
+    case 'initializer_list':
+    case 'argument_list':
+      for (const c of named(n)) evalExpr(st, c);
+      return unknownVal(false);
+    case 'lambda_expression':
+      st.warn('unknownCall', n, 'lambda expressions are not analysed: counted as 0');
+      return unknownVal();
+    default:
+      for (const c of named(n)) evalExpr(st, c);
+      return unknownVal();
+  }
+}
+
+// ------------------------------------------------------------------ literals and names
+
+export function literal(text: string): Val {
+  const t = text.replace(/'/g, '');
+  const iv = parseIntLiteral(t);
+  if (iv !== undefined) return { ty: /ll$/i.test(t) ? INT64 : INT, e: num(iv), konst: true, data: false };
+  const single = /[fF]$/.test(t);
+  return { ty: single ? FLOAT : DOUBLE, konst: true, data: false };
+}
+
+const FLOAT_CONSTANTS = new Set(['INFINITY', 'NAN', 'HUGE_VALF', 'FLT_MAX', 'FLT_MIN', 'FLT_EPSILON', 'CUDART_INF_F', 'CUDART_PI_F', 'CUDART_NAN_F']);
+const DOUBLE_CONSTANTS = new Set(['M_PI', 'M_PI_2', 'M_PI_4', 'M_1_PI', 'M_2_PI', 'M_2_SQRTPI', 'M_SQRT2', 'M_SQRT1_2', 'M_E', 'M_LN2', 'M_LN10', 'M_LOG2E', 'DBL_MAX', 'DBL_MIN', 'HUGE_VAL', 'CUDART_PI']);
+const INT_CONSTANTS: Record<string, number> = { warpSize: 32, INT_MAX: 2147483647, UINT_MAX: 4294967295, INT_MIN: -2147483648 };
+
+function identifier(st: Interp, n: Node): Val {
+  return nameValue(st, n.text, n);
+}
+
+function nameValue(st: Interp, name: string, n: Node): Val {
+  const cell = st.frame.scope.lookup(name);
+  if (cell) return readCell(st, cell, n);
+  return fileName(st, name, n);
+}
+
+/**
+ * A template argument used as a value. The grammar reads a bare name in
+ * `f<BLOCK>(…)` as a type: look it up as a value.
+ */
+export function evalTemplateArg(st: Interp, n: Node): Val {
+  const t = n.type === 'type_descriptor' && !n.childForFieldName('declarator') ? n.childForFieldName('type') : null;
+  if (t && t.type === 'type_identifier') return nameValue(st, t.text, t);
+  return evalExpr(st, n);
+}
+
+function qualified(st: Interp, n: Node): Val {
+  const name = n.text.replace(/\s+/g, '').split('::').pop()!;
+  return fileName(st, name, n);
+}
+
+/** The position a macro lookup uses: the use in the file (macro bodies live in other trees). */
+export function sitePos(st: Interp, n: Node): number {
+  return st.sitePos ?? n.startIndex;
+}
+
+/** A name not declared in the function: a global, a macro, a builtin constant, or an unknown size. */
+function fileName(st: Interp, name: string, n: Node): Val {
+  const g = st.file.globals.get(name);
+  if (g) return globalValue(st, g, n);
+  const m = st.file.macro(name, sitePos(st, n));
+  if (m && m.params === null && !st.expanding.has(name)) return objectMacro(st, m, n);
+  if (name in INT_CONSTANTS) return intVal(num(INT_CONSTANTS[name]), true);
+  if (FLOAT_CONSTANTS.has(name)) return { ty: FLOAT, konst: true, data: false };
+  if (DOUBLE_CONSTANTS.has(name)) return { ty: DOUBLE, konst: true, data: false };
+  if (!st.file.functions.has(name) && !st.unknownNames.has(name) && st.silent === 0) {
+    st.unknownNames.add(name);
+    st.warn('unbound', n, `\`${name}\` is not defined in this file (a macro from a header?): kept as a symbol; bind it with --set ${name}=…`, 'info');
+  }
+  return intVal(sym(name));
+}
+
+/** A numeric constant gets a named symbol (bound to its value), so formulas print `BLOCK` rather than 256. */
+export function namedConstant(st: Interp, name: string, v: Val, detail: string): Val {
+  const c = v.e?.constant;
+  if (c === undefined || !isIntTy(v.ty) || v.data) return v;
+  const cur = st.b.get(name);
+  if (cur && cur.source !== 'user' && cur.source !== 'pragma' && cur.value !== c) return v;
+  st.bind(name, c, 'define', detail);
+  return { ...v, e: sym(name), konst: true };
+}
+
+function objectMacro(st: Interp, m: MacroDef, n: Node): Val {
+  if (!m.body) return unknownVal(false);
+  const v = expandMacro(st, m, n, null, (body) => evalExpr(st, body));
+  return namedConstant(st, m.name, v, `#define ${m.name} ${m.text} (line ${m.line})`);
+}
+
+/**
+ * Expands a macro at `site`: its body is evaluated in the current scope, with
+ * each parameter standing for the argument node (evaluated where the macro
+ * is used, so an argument can be an lvalue or have side effects).
+ */
+export function expandMacro<T>(st: Interp, m: MacroDef, site: Node, args: Node[] | null, run: (body: Node) => T): T {
+  const outerLine = st.siteLine;
+  const outerPos = st.sitePos;
+  const line = st.line(site);
+  const caller = st.frame.scope;
+  st.expanding.add(m.name);
+  if (st.siteLine === null) {
+    st.siteLine = line;
+    st.sitePos = site.startIndex;
+  }
+  if (args) {
+    const s = st.pushScope();
+    const params = [...(m.params ?? []), '__VA_ARGS__'];
+    params.forEach((p, i) => {
+      const a = args[i];
+      if (a) s.vars.set(p, { ty: UNKNOWN, val: unknownVal(false), alias: { node: a, scope: caller, line } });
+    });
+  }
+  try {
+    return run(m.body!);
+  } finally {
+    if (args) st.frame.scope = caller;
+    st.expanding.delete(m.name);
+    st.siteLine = outerLine;
+    st.sitePos = outerPos;
+  }
+}
+
+/** Evaluates a macro argument in the scope where the macro was used. */
+function withAlias<T>(st: Interp, cell: Cell, run: (node: Node) => T): T {
+  const a = cell.alias!;
+  const scope = st.frame.scope;
+  st.frame.scope = a.scope;
+  try {
+    return run(a.node);
+  } finally {
+    st.frame.scope = scope;
+  }
+}
+
+function readCell(st: Interp, cell: Cell, n: Node): Val {
+  if (cell.alias) return withAlias(st, cell, (node) => evalExpr(st, node));
+  if (cell.memRef) return loadRef(st, { k: 'mem', ptr: cell.memRef.ptr, view: cell.memRef.view }, n);
+  return cell.val;
+}
+
+/** Where a `__constant__` or `__device__` global lives; `array` when it is an array (it decays to a pointer). */
+function globalMemory(st: Interp, g: GlobalDef): { ptr: Ptr; ty: Ty; array: boolean } {
+  const d = unwrapDeclarator(baseType(st, g.decl.childForFieldName('type')), g.declarator);
+  const rows = d.dims.slice(1).map((x) => (x ? (evalExpr(st, x).e ?? num(1)) : num(1)));
+  const ptr: Ptr = { base: g.name, space: g.space === 'constant' ? 'uniform' : 'global', baseTy: d.ty, off: num(0), exact: true, rows };
+  return { ptr, ty: d.ty, array: d.dims.length > 0 };
+}
+
+/** `__constant__` and `__device__` globals are memory; `const`/`constexpr` globals are constants. */
+function globalValue(st: Interp, g: GlobalDef, n: Node): Val {
+  if (g.space !== 'const') {
+    const m = globalMemory(st, g);
+    if (!m.array) return loadRef(st, { k: 'mem', ptr: m.ptr, view: m.ty }, n);
+    return { ty: ptrTo(m.ty), konst: false, data: false, ptr: m.ptr };
+  }
+  const d = unwrapDeclarator(baseType(st, g.decl.childForFieldName('type')), g.declarator);
+  const hit = st.constants.get(g.name);
+  if (hit) return hit;
+  const frame = st.frame;
+  st.frame = { ...frame, scope: new Scope(null, true) };
+  let v: Val;
+  try {
+    v = convert(evalExpr(st, d.init ?? (d.ctorArgs ? named(d.ctorArgs)[0] : null)), d.ty);
+  } finally {
+    st.frame = frame;
+  }
+  const out = namedConstant(st, g.name, { ...v, konst: true }, `${brief(g.decl, 50)} (line ${lineOf(g.decl)})`);
+  st.constants.set(g.name, out);
+  return out;
+}
+
+// ------------------------------------------------------------------ memory
+
+export function loadRef(st: Interp, r: LRef, n: Node): Val {
+  if (r.k === 'var') return readCell(st, r.cell, n);
+  if (r.k === 'dim') return intVal(r.cell.val.obj?.dims?.[r.index] ?? num(1));
+  if (r.k === 'none') return unknownVal();
+  st.access('load', r.ptr, r.view, n);
+  const v: Val = { ty: r.view, konst: false, data: true };
+  if (r.view.k === 'frag') v.frag = r.view;
+  return v;
+}
+
+export function storeRef(st: Interp, r: LRef, v: Val, n: Node): void {
+  if (r.k === 'none') return;
+  if (r.k === 'dim') {
+    const dims = [...(r.cell.val.obj?.dims ?? [num(1), num(1), num(1)])];
+    dims[r.index] = v.e ?? num(1);
+    r.cell.val = { ...r.cell.val, obj: { kind: 'dim3', dims } };
+    return;
+  }
+  if (r.k === 'mem') {
+    st.access('store', r.ptr, r.view, n);
+    return;
+  }
+  const cell = r.cell;
+  if (cell.alias) {
+    withAlias(st, cell, (node) => storeRef(st, evalLvalue(st, node), v, n));
+    return;
+  }
+  if (cell.memRef) {
+    st.access('store', cell.memRef.ptr, cell.memRef.view, n);
+    return;
+  }
+  cell.val = convert(v, cell.ty);
+}
+
+/** The place an expression designates, for stores and compound assignments. */
+export function evalLvalue(st: Interp, n: Node): LRef {
+  switch (n.type) {
+    case 'identifier': {
+      const cell = st.frame.scope.lookup(n.text);
+      if (cell) return cell.alias ? withAlias(st, cell, (node) => evalLvalue(st, node)) : { k: 'var', cell };
+      const g = st.file.globals.get(n.text);
+      if (!g || g.space === 'const') return { k: 'none' };
+      const m = globalMemory(st, g);
+      return m.array ? { k: 'none' } : { k: 'mem', ptr: m.ptr, view: m.ty };
+    }
+    case 'subscript_expression': {
+      const r = subscript(st, n);
+      return 'ref' in r ? r.ref : { k: 'none' };
+    }
+    case 'pointer_expression': {
+      if (n.childForFieldName('operator')?.text !== '*') return { k: 'none' };
+      const p = evalExpr(st, n.childForFieldName('argument'));
+      return derefRef(p);
+    }
+    case 'field_expression':
+      return fieldRef(st, n);
+    case 'parenthesized_expression':
+      return named(n)[0] ? evalLvalue(st, named(n)[0]) : { k: 'none' };
+    case 'call_expression':
+      return callLvalue(st, n);
+    default:
+      evalExpr(st, n);
+      return { k: 'none' };
+  }
+}
+
+function derefRef(p: Val): LRef {
+  if (!p.ptr) return { k: 'none' };
+  return { k: 'mem', ptr: p.ptr, view: p.ty.k === 'ptr' ? p.ty.to : UNKNOWN };
+}
+
+/** `base[index]`: an element (a reference) or, for a multi-dimensional array, a row (a pointer value). */
+function subscript(st: Interp, n: Node): { ref: LRef } | { val: Val } {
+  const base = evalExpr(st, n.childForFieldName('argument'));
+  const idxNode = n.childForFieldName('indices') ?? n.childForFieldName('index');
+  const idx = evalExpr(st, idxNode && idxNode.type === 'subscript_argument_list' ? (named(idxNode)[0] ?? null) : idxNode);
+  if (!base.ptr) return { val: unknownVal(base.data || idx.data) };
+  const view = base.ty.k === 'ptr' ? base.ty.to : UNKNOWN;
+  const p = base.ptr;
+  const exact = p.exact && idx.e !== undefined && !idx.data;
+  const i = idx.e ?? num(0);
+  if (p.rows.length > 0) {
+    const stride = mul(num(sizeOf(view)), ...p.rows);
+    return { val: { ...base, ptr: { ...p, off: add(p.off, mul(i, stride)), exact, rows: p.rows.slice(1) } } };
+  }
+  return { ref: { k: 'mem', ptr: { ...p, off: add(p.off, mul(i, num(sizeOf(view)))), exact }, view } };
+}
+
+function subscriptValue(st: Interp, n: Node): Val {
+  const r = subscript(st, n);
+  return 'val' in r ? r.val : loadRef(st, r.ref, n);
+}
+
+function pointerExpr(st: Interp, n: Node): Val {
+  const op = n.childForFieldName('operator')?.text;
+  const arg = n.childForFieldName('argument');
+  if (op === '*') return loadRef(st, derefRef(evalExpr(st, arg)), n);
+  if (!arg) return unknownVal();
+  const r = evalLvalue(st, arg);
+  if (r.k === 'mem') return { ty: ptrTo(r.view), konst: false, data: false, ptr: r.ptr };
+  if (r.k === 'var' && r.cell.val.ptr) return r.cell.val;
+  const ty = r.k === 'var' ? r.cell.ty : UNKNOWN;
+  return { ty: ptrTo(ty), konst: false, data: false, ptr: { base: arg.text, space: 'local', baseTy: ty, off: num(0), exact: false, rows: [] } };
+}
+
+// ------------------------------------------------------------------ fields
+
+const BUILTIN_VECTORS = new Set(['threadIdx', 'blockIdx', 'blockDim', 'gridDim']);
+const COMPONENTS = ['x', 'y', 'z', 'w'];
+
+function builtinField(st: Interp, n: Node): Val | undefined {
+  const arg = n.childForFieldName('argument');
+  const f = n.childForFieldName('field')?.text ?? '';
+  if (!arg || arg.type !== 'identifier' || !BUILTIN_VECTORS.has(arg.text) || !COMPONENTS.slice(0, 3).includes(f)) return undefined;
+  if (st.frame.scope.lookup(arg.text)) return undefined;
+  const name = `${arg.text}.${f}`;
+  if (arg.text === 'threadIdx' || arg.text === 'blockIdx') return intVal(sym(name));
+  return intVal(st.dim(name));
+}
+
+function fieldValue(st: Interp, n: Node): Val {
+  const b = builtinField(st, n);
+  if (b) return b;
+  const f = n.childForFieldName('field')?.text ?? '';
+  const arg = n.childForFieldName('argument')!;
+  if (arg.type === 'subscript_expression' || (arg.type === 'pointer_expression' && arg.childForFieldName('operator')?.text === '*')) {
+    const r = evalLvalue(st, arg);
+    if (r.k === 'mem' && r.view.k === 'num' && r.view.lanes > 1) return loadRef(st, componentRef(r, f), n);
+    if (r.k !== 'none') return member(st, loadRef(st, r, arg), f, n);
+    return unknownVal();
+  }
+  return member(st, evalExpr(st, arg), f, n);
+}
+
+function componentRef(r: { k: 'mem'; ptr: Ptr; view: Ty }, f: string): LRef {
+  const lane = Math.max(0, COMPONENTS.indexOf(f));
+  const scalar = scalarOf(r.view);
+  return { k: 'mem', ptr: { ...r.ptr, off: add(r.ptr.off, num(lane * sizeOf(scalar))) }, view: scalar };
+}
+
+/** A member of a value: vector components, fragment elements, `dim3` components, struct fields. */
+export function member(st: Interp, base: Val, f: string, n: Node): Val {
+  if (base.frag) {
+    if (f === 'num_elements') return intVal(num(fragElemsPerThread(base.frag)), true);
+    if (f === 'x') {
+      const el = numTy(base.frag.dtype);
+      return { ty: ptrTo(el), konst: false, data: false, ptr: { base: 'fragment', space: 'local', baseTy: el, off: num(0), exact: false, rows: [] } };
+    }
+  }
+  if (base.obj?.dims && COMPONENTS.includes(f)) return intVal(base.obj.dims[COMPONENTS.indexOf(f)] ?? num(1));
+  if (base.obj?.fields?.has(f)) return base.obj.fields.get(f)!;
+  if (base.ty.k === 'num' && base.ty.lanes > 1 && COMPONENTS.includes(f)) return { ...base, ty: scalarOf(base.ty), e: undefined };
+  if (base.ty.k === 'num' && base.ty.lanes === 2 && (f === 'first' || f === 'second')) return { ...base, ty: scalarOf(base.ty) };
+  if (!base.data && base.ty.k === 'unknown') st.warn('unknownCall', n, `member \`${brief(n, 40)}\` of a value the analysis does not know: counted as 0`, 'info');
+  return unknownVal(base.data);
+}
+
+/** Elements of a fragment held by each thread of the warp. */
+function fragElemsPerThread(f: { use: string; m: number; n: number; kk: number }): number {
+  const elems = f.use === 'matrix_a' ? f.m * f.kk : f.use === 'matrix_b' ? f.kk * f.n : f.m * f.n;
+  return elems / 32;
+}
+
+function fieldRef(st: Interp, n: Node): LRef {
+  const arg = n.childForFieldName('argument')!;
+  const f = n.childForFieldName('field')?.text ?? '';
+  const r = evalLvalue(st, arg);
+  if (r.k === 'mem' && r.view.k === 'num' && r.view.lanes > 1) return componentRef(r, f);
+  if (r.k === 'var' && r.cell.val.obj?.kind === 'dim3' && COMPONENTS.includes(f)) return { k: 'dim', cell: r.cell, index: COMPONENTS.indexOf(f) };
+  return { k: 'none' };
+}
+
+// ------------------------------------------------------------------ operators
+
+function unary(st: Interp, n: Node): Val {
+  const op = n.childForFieldName('operator')?.text;
+  const a = evalExpr(st, n.childForFieldName('argument'));
+  switch (op) {
+    case '-':
+      return { ...a, e: a.e ? scale(a.e, -1) : undefined, cond: undefined };
+    case '!':
+      return boolVal(not(condOf(a)), a.data);
+    case '~':
+      return { ...a, e: a.e?.constant !== undefined ? num(~a.e.constant) : undefined };
+    default:
+      return a;
+  }
+}
+
+/** The condition a value stands for when used as a boolean. */
+export function condOf(v: Val): Cond {
+  if (v.cond) return v.cond;
+  if (v.ty.k === 'ptr') return { k: 'cmp', op: '!=', a: num(1), b: num(0) };
+  if (v.e) return { k: 'cmp', op: '!=', a: v.e, b: num(0) };
+  return { k: 'opaque', text: '' };
+}
+
+const COMPARISONS = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+function binary(st: Interp, n: Node): Val {
+  const op = n.childForFieldName('operator')?.text ?? '';
+  const a = evalExpr(st, n.childForFieldName('left'));
+  const b = evalExpr(st, n.childForFieldName('right'));
+  return binaryOp(st, op, a, b, n);
+}
+
+/** A binary operator on two values (also the arithmetic of compound assignments). */
+function binaryOp(st: Interp, op: string, a: Val, b: Val, n: Node): Val {
+  if (COMPARISONS.has(op) && (a.ty.k === 'ptr' || b.ty.k === 'ptr') && (op === '==' || op === '!=')) {
+    st.assume('pointer arguments assumed non-null');
+    return { ...boolVal({ k: 'cmp', op, a: num(1), b: num(0) }, false), konst: true };
+  }
+  if (COMPARISONS.has(op)) {
+    const cond = a.e && b.e ? { k: 'cmp' as const, op: op as CmpOp, a: a.e, b: b.e } : { k: 'opaque' as const, text: brief(n) };
+    return { ...boolVal(cond, a.data || b.data), konst: a.konst && b.konst };
+  }
+  if (op === '&&' || op === '||') {
+    return { ...boolVal({ k: op === '&&' ? 'and' : 'or', l: condOf(a), r: condOf(b) }, a.data || b.data), konst: a.konst && b.konst };
+  }
+  if (a.ptr && (op === '+' || op === '-') && !b.ptr) return pointerArith(a, b, op === '-');
+  if (b.ptr && op === '+' && !a.ptr) return pointerArith(b, a, false);
+  if (a.ptr && b.ptr) return intVal(num(0));
+  const ty = resultType(a.ty, b.ty);
+  const konst = a.konst && b.konst;
+  const data = a.data || b.data;
+  if (isFloatTy(ty)) {
+    if (!konst && '+-*/'.includes(op) && op.length === 1) floatOp(st, op, ty, a, b, n);
+    return { ty, konst, data };
+  }
+  if (data && ty.k === 'num' && isIntTy(ty)) st.intOp(op, num(lanesOf(ty)), n);
+  const e = a.e && b.e ? intExpr(op, a.e, b.e) : undefined;
+  return { ty, e, konst, data };
+}
+
+/** FLOPs of `a op b`; arithmetic on a shuffled value counts per warp (see COUNTING.md: 31 per warp). */
+function floatOp(st: Interp, op: string, ty: Ty, a: Val, b: Val, n: Node): void {
+  const s = a.shfl && a.shfl.kind !== 'idx' ? a.shfl : b.shfl && b.shfl.kind !== 'idx' ? b.shfl : undefined;
+  if (s && ty.k === 'num' && op !== '/') {
+    const lanes = st.syms.eliminate(s.offset);
+    st.flop('warp-reduce', `__shfl_${s.kind}_sync ${op}`, ty.dtype, mul(lanes, num(ty.lanes)), n, { group: 32 });
+    return;
+  }
+  st.arith(op, ty, n);
+}
+
+function pointerArith(p: Val, i: Val, minus: boolean): Val {
+  const view = p.ty.k === 'ptr' ? p.ty.to : UNKNOWN;
+  const ptr = p.ptr!;
+  const delta = i.e ? mul(i.e, num(sizeOf(view))) : num(0);
+  return { ...p, ptr: { ...ptr, off: minus ? sub(ptr.off, delta) : add(ptr.off, delta), exact: ptr.exact && i.e !== undefined && !i.data }, konst: false };
+}
+
+function resultType(a: Ty, b: Ty): Ty {
+  if (a.k !== 'num' && b.k !== 'num') return UNKNOWN;
+  if (a.k !== 'num') return b;
+  if (b.k !== 'num') return a;
+  const lanes = Math.max(a.lanes, b.lanes);
+  const dtype = promote(a.dtype, b.dtype);
+  if (dtype === a.dtype && lanes === a.lanes) return a;
+  if (dtype === b.dtype && lanes === b.lanes) return b;
+  return numTy(dtype, lanes);
+}
+
+/** Integer arithmetic on symbolic sizes and indices (C semantics on non-negative values). */
+function intExpr(op: string, x: Expr, y: Expr): Expr | undefined {
+  const xc = x.constant;
+  const yc = y.constant;
+  if (xc !== undefined && yc !== undefined) {
+    const v = foldInt(op, xc, yc);
+    return v === undefined ? undefined : num(v);
+  }
+  switch (op) {
+    case '+':
+      return add(x, y);
+    case '-':
+      return sub(x, y);
+    case '*':
+      return mul(x, y);
+    case '/':
+      return intDiv(x, y);
+    case '%':
+      return mod(x, y);
+    case '<<':
+      return yc !== undefined ? scale(x, Math.pow(2, yc)) : xc === 1 ? pow(num(2), y) : undefined;
+    case '>>':
+      return yc !== undefined ? floordiv(x, num(Math.pow(2, yc))) : undefined;
+    case '&':
+      return yc !== undefined && yc > 0 && ((yc + 1) & yc) === 0 ? mod(x, num(yc + 1)) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** `x / y` on sizes, recognising the ceiling-division idiom `(x + y − 1) / y`. */
+function intDiv(x: Expr, y: Expr): Expr {
+  const rest = sub(add(x, ONE), y);
+  if (!rest.poisoned && rest.terms.size < x.terms.size) return cdiv(rest, y);
+  return floordiv(x, y);
+}
+
+function update(st: Interp, n: Node): Val {
+  const op = n.childForFieldName('operator')?.text ?? '++';
+  const arg = n.childForFieldName('argument')!;
+  const r = evalLvalue(st, arg);
+  const cur = loadRef(st, r, n);
+  const next = binaryOp(st, op === '++' ? '+' : '-', cur, { ...intVal(num(1), true), ty: cur.ty.k === 'num' ? cur.ty : INT }, n);
+  storeRef(st, r, next, n);
+  return cur;
+}
+
+function assign(st: Interp, n: Node): Val {
+  const op = n.childForFieldName('operator')?.text ?? '=';
+  const left = n.childForFieldName('left')!;
+  if (op === '=') {
+    const v = evalExpr(st, n.childForFieldName('right'));
+    storeRef(st, evalLvalue(st, left), v, n);
+    return v;
+  }
+  const r = evalLvalue(st, left);
+  const cur = loadRef(st, r, n);
+  const rhs = evalExpr(st, n.childForFieldName('right'));
+  const v = binaryOp(st, op.slice(0, -1), cur, rhs, n);
+  storeRef(st, r, v, n);
+  return v;
+}
+
+function ternary(st: Interp, n: Node): Val {
+  const c = evalExpr(st, n.childForFieldName('condition'));
+  const yes = n.childForFieldName('consequence');
+  const no = n.childForFieldName('alternative');
+  let out: Val | undefined;
+  chooseBranch(st, c, n, {
+    yes: () => (out = evalExpr(st, yes)),
+    no: () => {
+      const v = evalExpr(st, no);
+      if (!out) out = v;
+    },
+    guard: false,
+  });
+  return out ?? unknownVal(c.data);
+}
+
+// ------------------------------------------------------------------ conversions
+
+/** Converts a value to a declared type (`float x = h[i]`, `(float4*)p`, `static_cast<int>(f)`). */
+export function convert(v: Val, ty: Ty): Val {
+  if (ty.k === 'unknown' || ty.k === 'void') return v;
+  if (ty.k === 'ptr') return { ...v, ty };
+  if (ty.k === 'frag') return { ...v, ty, frag: ty };
+  if (ty.k === 'struct') return { ...v, ty };
+  const keepInt = isIntTy(ty) && (v.ty.k !== 'num' || isIntTy(v.ty));
+  return { ...v, ty, e: keepInt ? v.e : undefined, cond: ty.dtype === 'bool' ? v.cond : undefined, shfl: isFloatTy(ty) ? v.shfl : undefined };
+}
+
+function sizeofExpr(st: Interp, n: Node): Val {
+  const t = n.childForFieldName('type');
+  if (t) return intVal(num(sizeOf(descriptorType(st, t))), true);
+  const v = n.childForFieldName('value');
+  const inner = v?.type === 'parenthesized_expression' ? named(v)[0] : v;
+  if (inner?.type === 'identifier' && !st.frame.scope.lookup(inner.text)) {
+    const ty = typeName(st, inner.text);
+    if (ty.k !== 'unknown') return intVal(num(sizeOf(ty)), true);
+  }
+  const saved = st.silent;
+  st.silent++;
+  try {
+    return intVal(num(sizeOf(evalExpr(st, v).ty)), true);
+  } finally {
+    st.silent = saved;
+  }
+}

@@ -1,0 +1,555 @@
+/**
+ * What the CUDA frontend reads from the whole file before it analyses any
+ * kernel: macros (with the position from which each applies), `#if` branch
+ * choices, includes, functions, structs, globals, launch sites and explicit
+ * instantiations.
+ *
+ * The walk visits only the nodes that can hold declarations or statements,
+ * in document order, so `#define`s and `#if`s are seen as the preprocessor
+ * would see them.
+ */
+import type { Diagnostic } from '../../ir';
+import { diag } from '../../messages';
+import { hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
+
+export interface MacroDef {
+  name: string;
+  /** Parameter names of a function-like macro; null for an object-like one. */
+  params: string[] | null;
+  /** The body parsed as an expression or a statement (null when empty). */
+  body: Node | null;
+  text: string;
+  line: number;
+  /** Position from which the definition applies; an `#undef` is a definition with `undef` set. */
+  pos: number;
+  undef?: boolean;
+}
+
+export interface TParam {
+  name: string;
+  kind: 'type' | 'value';
+  /** Default value or type node. */
+  dflt: Node | null;
+}
+
+export interface FnDef {
+  name: string;
+  node: Node;
+  /** The template declaration around the function, if any. */
+  template: Node | null;
+  tparams: TParam[];
+  params: Node[];
+  body: Node | null;
+  isGlobal: boolean;
+  /** The struct the function is a method of. */
+  owner?: StructDef;
+}
+
+export interface StructDef {
+  name: string;
+  node: Node;
+  tparams: TParam[];
+  methods: Map<string, FnDef[]>;
+  conversion: FnDef | null;
+  fields: Map<string, { type: Node; declarator: Node }>;
+}
+
+export interface GlobalDef {
+  name: string;
+  /** The declaration node and the declarator of this name. */
+  decl: Node;
+  declarator: Node;
+  space: 'constant' | 'global' | 'const';
+}
+
+export interface LaunchSite {
+  call: Node;
+  name: string;
+  targs: Node[];
+  /** `<<<grid, block, smem, stream>>>`. */
+  config: Node[];
+  args: Node[];
+}
+
+export interface Instantiation {
+  name: string;
+  targs: Node[];
+  line: number;
+}
+
+export interface Include {
+  path: string;
+  system: boolean;
+  line: number;
+}
+
+/** The types of nodes whose children can be declarations, statements or directives. */
+const CONTAINERS = new Set([
+  'translation_unit',
+  'declaration_list',
+  'compound_statement',
+  'linkage_specification',
+  'namespace_definition',
+  'template_declaration',
+  'function_definition',
+  'field_declaration_list',
+  'if_statement',
+  'else_clause',
+  'for_statement',
+  'while_statement',
+  'do_statement',
+  'switch_statement',
+  'case_statement',
+  'labeled_statement',
+  'ERROR',
+]);
+
+/** Declarations nested deeper than this (in pathological input) are not looked at. */
+const MAX_WALK_DEPTH = 200;
+
+export class FileInfo {
+  readonly macros = new Map<string, MacroDef[]>();
+  readonly includes: Include[] = [];
+  readonly functions = new Map<string, FnDef[]>();
+  readonly kernels: FnDef[] = [];
+  readonly structs = new Map<string, StructDef>();
+  readonly globals = new Map<string, GlobalDef>();
+  readonly launches: LaunchSite[] = [];
+  readonly instantiations: Instantiation[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  /** The branch chosen at each `#if` (by start index): the node whose children are live, or null for none. */
+  private readonly chosen = new Map<number, Node | null>();
+  /** Byte ranges of branches the preprocessor drops. */
+  private readonly dead: [number, number][] = [];
+  private readonly undefinedInIf = new Set<string>();
+  private helpers: string | undefined;
+  private depth = 0;
+
+  constructor(
+    readonly root: Node,
+    readonly snippets: Snippets,
+    private readonly userValues: ReadonlyMap<string, number>,
+  ) {
+    this.walk(root, null);
+    this.collectLaunches();
+  }
+
+  /** The text of every function that is not a kernel (helpers a kernel may call), computed once. */
+  helperText(): string {
+    if (this.helpers === undefined)
+      this.helpers = [...this.functions.values()]
+        .flat()
+        .filter((f) => !f.isGlobal)
+        .map((f) => f.body?.text ?? '')
+        .join('\n');
+    return this.helpers;
+  }
+
+  /** The macro `name` as defined at position `pos`, or undefined. */
+  macro(name: string, pos: number): MacroDef | undefined {
+    const defs = this.macros.get(name);
+    if (!defs) return undefined;
+    let best: MacroDef | undefined;
+    for (const d of defs) if (d.pos <= pos && (!best || d.pos >= best.pos)) best = d;
+    return best && !best.undef ? best : undefined;
+  }
+
+  /** The live children of a `#if`/`#ifdef` node (the chosen branch), as the kernel walk needs them. */
+  liveChildren(n: Node): Node[] {
+    const branch = this.chosen.get(n.startIndex);
+    return branch ? liveOf(branch) : [];
+  }
+
+  isDead(n: Node): boolean {
+    for (const [a, b] of this.dead) if (n.startIndex >= a && n.endIndex <= b) return true;
+    return false;
+  }
+
+  private walk(n: Node, owner: StructDef | null): void {
+    if (++this.depth <= MAX_WALK_DEPTH) for (const c of named(n)) this.visit(c, owner);
+    this.depth--;
+  }
+
+  private visit(c: Node, owner: StructDef | null): void {
+    switch (c.type) {
+      case 'preproc_def':
+      case 'preproc_function_def':
+        this.define(c);
+        return;
+      case 'preproc_call':
+        this.directive(c);
+        return;
+      case 'preproc_include':
+        this.include(c);
+        return;
+      case 'preproc_if':
+      case 'preproc_ifdef':
+        this.conditional(c, owner);
+        return;
+      case 'function_definition':
+        this.func(c, owner);
+        this.walk(c, owner);
+        return;
+      case 'struct_specifier':
+      case 'class_specifier':
+        this.struct(c);
+        return;
+      case 'declaration':
+        this.declaration(c, owner);
+        this.structsIn(c);
+        return;
+      case 'template_instantiation':
+        this.instantiation(c);
+        return;
+      default:
+        if (CONTAINERS.has(c.type)) this.walk(c, c.type === 'ERROR' ? null : owner);
+    }
+  }
+
+  private define(c: Node): void {
+    const name = c.childForFieldName('name')?.text;
+    if (!name) return;
+    const ps = c.childForFieldName('parameters');
+    const params = ps ? named(ps).filter((p) => p.type === 'identifier').map((p) => p.text) : null;
+    const text = joinContinuations(c.childForFieldName('value')?.text ?? '').trim();
+    const body = text ? this.snippets.statement(text) : null;
+    const expr = body && body.type === 'expression_statement' && !body.hasError ? (named(body)[0] ?? null) : body;
+    this.addMacro({ name, params, body: expr, text, line: lineOf(c), pos: c.startIndex });
+  }
+
+  private addMacro(d: MacroDef): void {
+    const list = this.macros.get(d.name) ?? [];
+    list.push(d);
+    this.macros.set(d.name, list);
+  }
+
+  private directive(c: Node): void {
+    const dir = c.childForFieldName('directive')?.text;
+    const arg = c.childForFieldName('argument')?.text.trim();
+    if (dir === '#undef' && arg)
+      this.addMacro({ name: arg, params: null, body: null, text: '', line: lineOf(c), pos: c.startIndex, undef: true });
+  }
+
+  private include(c: Node): void {
+    const p = c.childForFieldName('path');
+    if (!p) return;
+    const system = p.type === 'system_lib_string';
+    const path = system ? p.text.slice(1, -1) : p.text.replace(/^"|"$/g, '');
+    this.includes.push({ path, system, line: lineOf(c) });
+  }
+
+  /** Chooses the live branch of a `#if` chain with the macros seen so far, and walks only that one. */
+  private conditional(c: Node, owner: StructDef | null): void {
+    let branch: Node | null = c;
+    let live: Node | null = null;
+    while (branch) {
+      const taken = live === null && this.branchTaken(branch);
+      if (taken) live = branch;
+      else this.dead.push([bodyStart(branch), bodyEnd(branch)]);
+      branch = branch.childForFieldName('alternative');
+    }
+    this.chosen.set(c.startIndex, live);
+    if (live) for (const ch of liveOf(live)) this.visit(ch, owner);
+  }
+
+  private branchTaken(b: Node): boolean {
+    if (b.type === 'preproc_else') return true;
+    if (b.type === 'preproc_ifdef' || b.type === 'preproc_elifdef') {
+      const name = b.childForFieldName('name')?.text ?? '';
+      const negate = hasToken(b, '#ifndef') || hasToken(b, '#elifndef');
+      const defined = this.macro(name, b.startIndex) !== undefined || this.userValues.has(name);
+      return negate ? !defined : defined;
+    }
+    const cond = b.childForFieldName('condition');
+    if (!cond) return false;
+    return (this.ppValue(cond, b.startIndex, 0) ?? 0) !== 0;
+  }
+
+  /** Evaluates a `#if` expression the way the preprocessor does (undefined names are 0). */
+  ppValue(n: Node, pos: number, depth: number): number | undefined {
+    if (depth > 32) return undefined;
+    switch (n.type) {
+      case 'number_literal':
+        return parseIntLiteral(n.text);
+      case 'char_literal':
+        return n.text.length >= 3 ? n.text.charCodeAt(1) : 0;
+      case 'true':
+        return 1;
+      case 'false':
+        return 0;
+      case 'parenthesized_expression':
+        return named(n)[0] ? this.ppValue(named(n)[0], pos, depth + 1) : undefined;
+      case 'preproc_defined': {
+        const id = named(n)[0]?.text ?? '';
+        return this.macro(id, pos) || this.userValues.has(id) ? 1 : 0;
+      }
+      case 'identifier':
+        return this.ppIdentifier(n, pos, depth);
+      case 'unary_expression':
+        return this.ppUnary(n, pos, depth);
+      case 'binary_expression':
+        return this.ppBinary(n, pos, depth);
+      case 'conditional_expression': {
+        const c = this.ppValue(n.childForFieldName('condition')!, pos, depth + 1);
+        if (c === undefined) return undefined;
+        const pick = n.childForFieldName(c !== 0 ? 'consequence' : 'alternative');
+        return pick ? this.ppValue(pick, pos, depth + 1) : undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private ppIdentifier(n: Node, pos: number, depth: number): number {
+    const user = this.userValues.get(n.text);
+    if (user !== undefined) return user;
+    const m = this.macro(n.text, pos);
+    if (m && m.params === null && m.body) return this.ppValue(m.body, pos, depth + 1) ?? 0;
+    if (!m && !this.undefinedInIf.has(n.text)) {
+      this.undefinedInIf.add(n.text);
+      this.diagnostics.push(
+        diag('unknownCondition', lineOf(n), 'info', `\`#if\` uses \`${n.text}\`, which this file does not define: taken as 0 (set it with --set ${n.text}=…)`),
+      );
+    }
+    return 0;
+  }
+
+  private ppUnary(n: Node, pos: number, depth: number): number | undefined {
+    const a = this.ppValue(n.childForFieldName('argument')!, pos, depth + 1);
+    if (a === undefined) return undefined;
+    const op = n.childForFieldName('operator')?.text;
+    if (op === '!') return a ? 0 : 1;
+    if (op === '-') return -a;
+    if (op === '~') return ~a;
+    return a;
+  }
+
+  private ppBinary(n: Node, pos: number, depth: number): number | undefined {
+    const a = this.ppValue(n.childForFieldName('left')!, pos, depth + 1);
+    const b = this.ppValue(n.childForFieldName('right')!, pos, depth + 1);
+    if (a === undefined || b === undefined) return undefined;
+    return foldInt(n.childForFieldName('operator')?.text ?? '', a, b);
+  }
+
+  private func(c: Node, owner: StructDef | null): void {
+    const parts = functionParts(c);
+    if (!parts) return;
+    const template = c.parent?.type === 'template_declaration' ? c.parent : null;
+    const def: FnDef = {
+      name: parts.name,
+      node: c,
+      template,
+      tparams: template ? templateParams(template) : [],
+      params: parts.params,
+      body: c.childForFieldName('body'),
+      isGlobal: hasToken(c, '__global__'),
+      ...(owner ? { owner } : {}),
+    };
+    if (owner) {
+      if (parts.conversion) owner.conversion = def;
+      else {
+        const list = owner.methods.get(def.name) ?? [];
+        list.push(def);
+        owner.methods.set(def.name, list);
+      }
+      return;
+    }
+    const list = this.functions.get(def.name) ?? [];
+    list.push(def);
+    this.functions.set(def.name, list);
+    if (def.isGlobal && def.body) this.kernels.push(def);
+  }
+
+  private struct(c: Node): void {
+    const name = c.childForFieldName('name')?.text;
+    const body = c.childForFieldName('body');
+    if (!name || !body) return;
+    const template = c.parent?.type === 'template_declaration' ? c.parent : null;
+    const def: StructDef = { name, node: c, tparams: template ? templateParams(template) : [], methods: new Map(), conversion: null, fields: new Map() };
+    this.structs.set(name, def);
+    for (const m of named(body)) {
+      if (m.type === 'field_declaration') this.field(def, m);
+      else if (m.type === 'function_definition') this.func(m, def);
+      else if (m.type === 'template_declaration') for (const f of named(m)) if (f.type === 'function_definition') this.func(f, def);
+    }
+  }
+
+  private structsIn(decl: Node): void {
+    const t = decl.childForFieldName('type');
+    if (t && (t.type === 'struct_specifier' || t.type === 'class_specifier')) this.struct(t);
+  }
+
+  private field(def: StructDef, m: Node): void {
+    const type = m.childForFieldName('type');
+    if (!type) return;
+    for (const d of m.childrenForFieldName('declarator')) {
+      const id = innermostName(d);
+      if (id) def.fields.set(id, { type, declarator: d });
+    }
+  }
+
+  /** File-scope `__constant__`, `__device__` and `const`/`constexpr` variables (not function locals). */
+  private declaration(c: Node, owner: StructDef | null): void {
+    if (owner || insideFunction(c)) return;
+    const constant = hasQualifier(c, '__constant__');
+    const device = hasToken(c, '__device__');
+    const isConst = hasQualifier(c, 'const') || hasQualifier(c, 'constexpr');
+    const space: GlobalDef['space'] | null = constant ? 'constant' : device ? 'global' : isConst ? 'const' : null;
+    if (!space) return;
+    for (const d of c.childrenForFieldName('declarator')) {
+      const name = innermostName(d);
+      if (name) this.globals.set(name, { name, decl: c, declarator: d, space });
+    }
+  }
+
+  private instantiation(c: Node): void {
+    const d = c.childForFieldName('declarator');
+    const fd = d?.type === 'function_declarator' ? d : d?.descendantsOfType('function_declarator')[0];
+    const tf = fd?.childForFieldName('declarator');
+    if (!tf || tf.type !== 'template_function') return;
+    const name = tf.childForFieldName('name')?.text;
+    const args = tf.childForFieldName('arguments');
+    if (name && args) this.instantiations.push({ name, targs: named(args), line: lineOf(c) });
+  }
+
+  private collectLaunches(): void {
+    for (const kcs of this.root.descendantsOfType('kernel_call_syntax')) {
+      const call = kcs.parent;
+      if (!call || call.type !== 'call_expression' || this.isDead(call)) continue;
+      const fn = call.childForFieldName('function');
+      if (!fn) continue;
+      let name = fn.text;
+      let targs: Node[] = [];
+      if (fn.type === 'template_function') {
+        name = fn.childForFieldName('name')?.text ?? name;
+        const a = fn.childForFieldName('arguments');
+        targs = a ? named(a) : [];
+      }
+      name = name.split('::').pop()!;
+      const argList = call.childForFieldName('arguments');
+      this.launches.push({ call, name, targs, config: named(kcs), args: argList ? named(argList) : [] });
+    }
+  }
+}
+
+function insideFunction(n: Node): boolean {
+  for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition') return true;
+  return false;
+}
+
+/** The statements and declarations of one `#if` branch (without its condition and the next branch). */
+function liveOf(branch: Node): Node[] {
+  const cond = branch.childForFieldName('condition') ?? branch.childForFieldName('name');
+  return named(branch).filter((ch) => !isBranchNode(ch) && !(cond && ch.startIndex === cond.startIndex && ch.endIndex === cond.endIndex));
+}
+
+function isBranchNode(n: Node): boolean {
+  return n.type === 'preproc_elif' || n.type === 'preproc_else' || n.type === 'preproc_elifdef';
+}
+
+function bodyStart(b: Node): number {
+  return (b.childForFieldName('condition') ?? b.childForFieldName('name'))?.endIndex ?? b.startIndex;
+}
+
+function bodyEnd(b: Node): number {
+  return b.childForFieldName('alternative')?.startIndex ?? b.endIndex;
+}
+
+/** Name, parameters and kind of a function definition's declarator. */
+function functionParts(def: Node): { name: string; params: Node[]; conversion: boolean } | null {
+  let d = def.childForFieldName('declarator');
+  for (let i = 0; d && i < 8 && d.type !== 'function_declarator' && d.type !== 'operator_cast'; i++)
+    d = d.childForFieldName('declarator') ?? named(d).find((x) => x.type.endsWith('declarator')) ?? null;
+  if (!d) return null;
+  if (d.type === 'operator_cast') return { name: 'operator cast', params: [], conversion: true };
+  const nameNode = d.childForFieldName('declarator');
+  const list = d.childForFieldName('parameters');
+  if (!nameNode) return null;
+  let name = nameNode.text;
+  if (nameNode.type === 'template_function') name = nameNode.childForFieldName('name')?.text ?? name;
+  name = name.split('::').pop()!;
+  return { name, params: list ? named(list).filter((p) => p.type.endsWith('parameter_declaration')) : [], conversion: false };
+}
+
+export function templateParams(t: Node): TParam[] {
+  const list = t.childForFieldName('parameters');
+  if (!list) return [];
+  const out: TParam[] = [];
+  for (const p of named(list)) {
+    if (p.type === 'type_parameter_declaration') {
+      const id = named(p)[0];
+      if (id) out.push({ name: id.text, kind: 'type', dflt: null });
+    } else if (p.type === 'optional_type_parameter_declaration') {
+      const id = p.childForFieldName('name');
+      if (id) out.push({ name: id.text, kind: 'type', dflt: p.childForFieldName('default_type') });
+    } else if (p.type === 'parameter_declaration' || p.type === 'optional_parameter_declaration') {
+      const id = p.childForFieldName('declarator');
+      if (id) out.push({ name: id.text, kind: 'value', dflt: p.childForFieldName('default_value') });
+    }
+  }
+  return out;
+}
+
+/** The identifier a declarator declares (`*A`, `As[32][32]`, `x = 1` → the name). */
+function innermostName(d: Node): string | null {
+  let cur: Node | null = d;
+  for (let i = 0; cur && i < 12; i++) {
+    if (cur.type === 'identifier' || cur.type === 'field_identifier') return cur.text;
+    cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type === 'identifier' || x.type.endsWith('declarator')) ?? null;
+  }
+  return null;
+}
+
+/** Value of a C integer literal (`0x10`, `256u`, `1ull`), or undefined for floating literals. */
+export function parseIntLiteral(text: string): number | undefined {
+  const t = text.replace(/'/g, '').replace(/[uUlL]+$/, '');
+  if (/^0[xX][0-9a-fA-F]+$/.test(t)) return parseInt(t, 16);
+  if (/^0[bB][01]+$/.test(t)) return parseInt(t.slice(2), 2);
+  if (/^0[0-7]+$/.test(t)) return parseInt(t, 8);
+  if (/^\d+$/.test(t)) return Number(t);
+  return undefined;
+}
+
+/** C integer arithmetic on plain numbers (the preprocessor's and folded constants'). */
+export function foldInt(op: string, a: number, b: number): number | undefined {
+  switch (op) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return b === 0 ? undefined : Math.trunc(a / b);
+    case '%':
+      return b === 0 ? undefined : a % b;
+    case '<<':
+      return a * Math.pow(2, b);
+    case '>>':
+      return Math.floor(a / Math.pow(2, b));
+    case '&':
+      return a & b;
+    case '|':
+      return a | b;
+    case '^':
+      return a ^ b;
+    case '&&':
+      return a && b ? 1 : 0;
+    case '||':
+      return a || b ? 1 : 0;
+    case '<':
+      return a < b ? 1 : 0;
+    case '<=':
+      return a <= b ? 1 : 0;
+    case '>':
+      return a > b ? 1 : 0;
+    case '>=':
+      return a >= b ? 1 : 0;
+    case '==':
+      return a === b ? 1 : 0;
+    case '!=':
+      return a !== b ? 1 : 0;
+    default:
+      return undefined;
+  }
+}

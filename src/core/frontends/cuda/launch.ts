@@ -1,0 +1,115 @@
+/**
+ * Launch sites in the same file: `kernel<<<grid, block, smem>>>(args)` and
+ * `kernel<64, 8><<<…>>>(…)`. The host code before the launch is read just
+ * enough to evaluate the configuration: declarations (`dim3 block(16, 16)`,
+ * `int M = 4096;`, `const int BM = 64;`) and assignments (`block.x = 256`)
+ * on the path to the launch; parameters of the host function stay symbols.
+ */
+import type { BindingSet } from '../../bindings';
+import type { FrontendContext } from '../../analyze';
+import type { Region } from '../../ir';
+import { mapSyms } from './indexsyms';
+import { num, ONE, sym, type Expr } from '../../sym/expr';
+import { evalExpr, evalTemplateArg } from './expr';
+import type { FileInfo, LaunchSite } from './file';
+import { Interp, Scope } from './state';
+import { execStmt } from './stmt';
+import { lineOf, named, type Node } from './syntax';
+import { descriptorType, baseType, unwrapDeclarator } from './typesyn';
+import { isIntTy, UNKNOWN, type Ty } from './types';
+import type { Val } from './values';
+
+export interface LaunchInfo {
+  line: number;
+  /** `blockDim` and `gridDim` components, where the launch gives them. */
+  block: Expr[] | undefined;
+  grid: Expr[] | undefined;
+  /** Template arguments, read both as a type and as a value (the kernel's parameter kind decides). */
+  targs: { ty: Ty; val: Val }[];
+  args: Val[];
+  /** How many launches of this kernel the file has. */
+  count: number;
+}
+
+export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, site: LaunchSite, count: number): LaunchInfo {
+  const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
+  const host = new Interp(ctx, file, b, root, ONE, true);
+  enterHostFunction(host, site.call);
+  const dims = (n: Node | undefined): Expr[] | undefined => {
+    if (!n) return undefined;
+    const v = evalExpr(host, n);
+    if (v.obj?.dims) return v.obj.dims;
+    return v.e ? [v.e, num(1), num(1)] : undefined;
+  };
+  const targs = site.targs.map((t) => ({ ty: t.type === 'type_descriptor' ? descriptorType(host, t) : UNKNOWN, val: evalTemplateArg(host, t) }));
+  const args = site.args.map((a) => evalExpr(host, a));
+  const alias = aliases(args, file, site);
+  const rename = (e: Expr) => mapSyms(e, (name) => (alias.has(name) ? sym(alias.get(name)!) : undefined));
+  const grid = dims(site.config[0]);
+  const block = dims(site.config[1]);
+  return { line: lineOf(site.call), block: block?.map(rename), grid: grid?.map(rename), targs, args, count };
+}
+
+/**
+ * Host symbols passed as kernel arguments under another name
+ * (`sgemm<<<…>>>(m, n, k)` into parameters `M, N, K`): renamed to the
+ * kernel's names, so the grid reads `cdiv(M, 32)`.
+ */
+function aliases(args: Val[], file: FileInfo, site: LaunchSite): Map<string, string> {
+  const out = new Map<string, string>();
+  const def = (file.functions.get(site.name) ?? []).find((d) => d.isGlobal);
+  if (!def) return out;
+  def.params.forEach((p, i) => {
+    const e = args[i]?.e;
+    const name = p.childForFieldName('declarator') ? unwrapDeclarator({ k: 'void' }, p.childForFieldName('declarator')).name : '';
+    if (!e || !name || e.terms.size !== 1) return;
+    const m = [...e.terms.values()][0];
+    if (m.coef !== 1 || m.factors.length !== 1 || m.factors[0].atom.kind !== 'sym' || m.factors[0].pow !== 1) return;
+    const hostName = m.factors[0].atom.name;
+    if (hostName !== name) out.set(hostName, name);
+  });
+  return out;
+}
+
+/** Declares the host function's parameters and runs the declarations on the path to the launch. */
+function enterHostFunction(host: Interp, call: Node): void {
+  const path: Node[] = [];
+  let fn: Node | null = null;
+  for (let n: Node | null = call; n; n = n.parent) {
+    path.unshift(n);
+    if (n.type === 'function_definition') {
+      fn = n;
+      break;
+    }
+  }
+  host.frame = { def: null, scope: new Scope(null, true), typeParams: new Map(), ret: null, returned: false };
+  if (fn) declareHostParams(host, fn);
+  for (let i = 0; i + 1 < path.length; i++) {
+    const parent = path[i];
+    const child = path[i + 1];
+    if (parent.type === 'compound_statement') runBefore(host, parent, child);
+    if (parent.type === 'for_statement' && parent.childForFieldName('initializer')?.type === 'declaration')
+      execStmt(host, parent.childForFieldName('initializer'));
+  }
+}
+
+function declareHostParams(host: Interp, fn: Node): void {
+  let d = fn.childForFieldName('declarator');
+  while (d && d.type !== 'function_declarator') d = d.childForFieldName('declarator');
+  const list = d?.childForFieldName('parameters');
+  for (const p of list ? named(list) : []) {
+    const decl = unwrapDeclarator(baseType(host, p.childForFieldName('type')), p.childForFieldName('declarator'));
+    if (!decl.name) continue;
+    const val: Val = isIntTy(decl.ty) ? { ty: decl.ty, e: sym(decl.name), konst: false, data: false } : { ty: decl.ty, konst: false, data: false };
+    host.declare(decl.name, { ty: decl.ty, val });
+  }
+}
+
+/** Runs the declarations and simple assignments of a block that come before `stop`. */
+function runBefore(host: Interp, block: Node, stop: Node): void {
+  for (const s of named(block)) {
+    if (s.startIndex >= stop.startIndex) return;
+    if (s.type === 'declaration') execStmt(host, s);
+    else if (s.type === 'expression_statement' && named(s)[0]?.type === 'assignment_expression') execStmt(host, s);
+  }
+}

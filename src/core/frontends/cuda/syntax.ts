@@ -1,0 +1,82 @@
+/**
+ * Small helpers over the tree-sitter-cuda syntax tree, and the parsing of
+ * code snippets that do not come from the file itself (macro bodies, the
+ * arguments of a `dim3 grid(…)` that the grammar read as a declarator).
+ */
+import type { Node, Parser, Tree } from 'web-tree-sitter';
+
+export type { Node };
+
+/** 1-based line of a node. */
+export function lineOf(n: Node): number {
+  return n.startPosition.row + 1;
+}
+
+/** Named children without comments. */
+export function named(n: Node): Node[] {
+  return n.namedChildren.filter((c) => c.type !== 'comment');
+}
+
+/** True when an anonymous token such as `__global__` is a direct child of `n`. */
+export function hasToken(n: Node, token: string): boolean {
+  for (const c of n.children) if (c.type === token) return true;
+  return false;
+}
+
+/** True when a qualifier (`__shared__`, `const`, `extern`, …) appears among the node's direct children or their qualifiers. */
+export function hasQualifier(n: Node, word: string): boolean {
+  for (const c of n.children) {
+    if (c.type === word) return true;
+    if ((c.type === 'type_qualifier' || c.type === 'storage_class_specifier') && c.text === word) return true;
+  }
+  return false;
+}
+
+/** The source text on one line, shortened for hovers and diagnostics. */
+export function brief(n: Node, max = 60): string {
+  return briefText(n.text, max);
+}
+
+export function briefText(text: string, max = 60): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? t.slice(0, max - 1) + '…' : t;
+}
+
+/** Removes the line continuations of a multi-line `#define`. */
+export function joinContinuations(text: string): string {
+  return text.split('\\\n').join(' ').split('\\\r\n').join(' ');
+}
+
+/**
+ * Parses code that is not part of the file (a macro body, a re-read argument
+ * list). Keeps the trees alive until `dispose()`: nodes from them are used
+ * while the kernel is analysed.
+ */
+export class Snippets {
+  private readonly trees: Tree[] = [];
+
+  constructor(private readonly parser: Parser) {}
+
+  /** Parses `text` as the body of a function and returns its first statement, or null. */
+  statement(text: string): Node | null {
+    const tree = this.parser.parse(`void __roofline_snippet__() {\n${text}\n;}`);
+    if (!tree) return null;
+    this.trees.push(tree);
+    const fn = tree.rootNode.namedChildren.find((c) => c.type === 'function_definition');
+    const body = fn?.childForFieldName('body');
+    const first = body ? named(body)[0] : undefined;
+    return first ?? null;
+  }
+
+  /** Parses `text` as an expression; returns it when the snippet reads as one expression statement. */
+  expression(text: string): Node | null {
+    const st = this.statement(text);
+    if (!st || st.type !== 'expression_statement' || st.hasError) return null;
+    return named(st)[0] ?? null;
+  }
+
+  dispose(): void {
+    for (const t of this.trees) t.delete();
+    this.trees.length = 0;
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * The CUDA frontend: every fixture's hand-derived counts (header `expect:`
+ * lines), broken and half-typed inputs (diagnostics, never a throw), and the
+ * counting rules of docs/counting-cuda.md that need more than one run.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { analyzeFile, assertSane, check, fixtures } from './check';
+
+const FIXTURES = path.join(__dirname, 'fixtures', 'cuda');
+const fixture = (name: string) => path.join(FIXTURES, name);
+
+/** Writes a throwaway `.cu` file for one test. */
+function tempKernel(name: string, source: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roofline-cuda-'));
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, source);
+  return file;
+}
+
+function kernel(r: Awaited<ReturnType<typeof analyzeFile>>, name: string) {
+  const k = r.kernels.find((x) => x.name === name);
+  assert.ok(k, `kernel ${name} not found; diagnostics: ${JSON.stringify(r.diagnostics)}`);
+  return k;
+}
+
+describe('CUDA fixtures', () => {
+  for (const f of fixtures('cuda', ['.cu', '.cuh'])) it(path.basename(f), async () => assertSane(await check(f)));
+});
+
+describe('CUDA broken and half-typed inputs', () => {
+  for (const f of fixtures(path.join('cuda', 'broken'), ['.cu', '.cuh'])) it(path.basename(f), async () => assertSane(await check(f)));
+
+  it('every fixture cut short at any of 25 points (half-typed code): sane, no internal error', async () => {
+    for (const f of fixtures('cuda', ['.cu'])) {
+      const text = fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((line) => !/^\/\/ (args|expect)/.test(line))
+        .join('\n');
+      for (let i = 1; i <= 25; i++) {
+        const file = tempKernel(path.basename(f), text.slice(0, Math.floor((text.length * i) / 26)));
+        const r = await analyzeFile(file);
+        assertSane(r);
+        const internal = r.diagnostics.filter((d) => d.code === 'internal');
+        assert.deepEqual(internal, [], `${path.basename(f)} cut at ${i}/26`);
+      }
+    }
+  });
+
+  it('a 20,000-line generated file: partial results, no throw', async () => {
+    const lines = ['#define N 1024'];
+    for (let k = 0; lines.length < 20000; k++)
+      lines.push(
+        `__global__ void k${k}(const float* a, float* b, int n) {`,
+        '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+        '  float acc = 0.0f;',
+        '  for (int j = 0; j < N; j++) acc += a[i * N + j] * 2.0f;',
+        '  if (i < n) b[i] = acc;',
+        '}',
+      );
+    const file = tempKernel('generated.cu', lines.slice(0, 20000).join('\n'));
+    const started = Date.now();
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 256 } });
+    assertSane(r);
+    assert.ok(Date.now() - started < 15000, 'analysis stays near its time budget');
+    assert.ok(r.kernels.length > 0);
+    assert.equal(r.kernels[0].perUnit.flops, 256 * 1024 * 2);
+    assert.ok(!r.diagnostics.some((d) => d.code === 'internal'), JSON.stringify(r.diagnostics.slice(0, 3)));
+  });
+
+  it('deeply nested expressions and blocks: a diagnostic, not a crash', async () => {
+    const expr = '('.repeat(3000) + 'a[threadIdx.x]' + ' + 1.0f)'.repeat(3000);
+    const ifs = 'if (a[0] > 0) { '.repeat(3000) + 'a[1] = 2.0f;' + ' }'.repeat(3000);
+    const file = tempKernel('deep.cu', `__global__ void deep(float* a) {\n  float x = ${expr};\n  a[threadIdx.x] = x;\n  ${ifs}\n}\n`);
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 32 } });
+    assertSane(r);
+    assert.ok(r.diagnostics.some((d) => d.message.includes('expression nested too deeply')), JSON.stringify(r.diagnostics));
+    assert.ok(r.diagnostics.some((d) => d.message.includes('blocks nested too deeply')), JSON.stringify(r.diagnostics));
+    assert.equal(kernel(r, 'deep').perUnit.storeBytes, 32 * 4, 'the store outside the nesting still counts');
+  });
+});
+
+describe('CUDA counting rules', () => {
+  it('64×64 fp32 tile with BK = 8: K-loop tile intensity 2·64·64·8 / ((64·8 + 8·64)·4) = 16 FLOP/B', async () => {
+    const k = kernel(await analyzeFile(fixture('sgemm_1d_blocktiling.cu')), 'sgemm1DBlocktiling');
+    const loop = k.regions.find((r) => r.kind === 'loop' && r.tripsFormula === 'cdiv(K, BK)');
+    assert.ok(loop && loop.flops !== null && loop.loadBytes !== null && loop.storeBytes !== null);
+    const perTile = { flops: loop.flops / loop.trips!, bytes: (loop.loadBytes + loop.storeBytes) / loop.trips! };
+    assert.equal(perTile.flops, 2 * 64 * 64 * 8);
+    assert.equal(perTile.bytes, (64 * 8 + 8 * 64) * 4);
+    assert.equal(perTile.flops / perTile.bytes, 16);
+  });
+
+  it('32×32 fp32 tile with BK = 32: K-loop tile intensity 2·32·32·32 / ((32·32 + 32·32)·4) = 8 FLOP/B', async () => {
+    const k = kernel(await analyzeFile(fixture('sgemm_shared_tiled.cu')), 'sgemm_shared_mem_block');
+    const loop = k.regions.find((r) => r.kind === 'loop' && r.tripsFormula === 'cdiv(K, BLOCKSIZE)');
+    assert.ok(loop && loop.flops !== null && loop.loadBytes !== null);
+    assert.equal(loop.flops / loop.loadBytes, 8);
+  });
+
+  it('a tree reduction over a block of 512 threads: 511 FLOPs in log2 steps', async () => {
+    const k = kernel(await analyzeFile(fixture('block_sum_symbolic.cu'), { set: { 'blockDim.x': 512 } }), 'block_sum');
+    assert.deepEqual(k.perUnit, { flops: 511, loadBytes: 2048, storeBytes: 4, sharedBytes: 2048 + 511 * 12 + 4 });
+    assert.equal(k.regions.find((r) => r.kind === 'loop')?.trips, 9);
+  });
+
+  it('--set blockDim.x overrides the launch; --grid overrides the grid', async () => {
+    const k = kernel(await analyzeFile(fixture('vector_add.cu'), { set: { 'blockDim.x': 128 }, grid: [7, 3] }), 'vector_add');
+    assert.equal(k.perUnit.flops, 128);
+    assert.equal(k.units, 21);
+    assert.equal(k.bindingSources['blockDim.x'].source, 'user');
+  });
+
+  it('--dtype sets a template type or a pointer’s element type', async () => {
+    const asFloat = kernel(await analyzeFile(fixture('conv1d_constant.cu'), { dtypes: { T: 'fp32' } }), 'conv1d');
+    assert.equal(asFloat.perUnit.loadBytes, 128 * 9 * 4);
+    const asHalf = kernel(await analyzeFile(fixture('vector_add.cu'), { dtypes: { a: 'fp16', b: 'fp16' } }), 'vector_add');
+    assert.equal(asHalf.perUnit.loadBytes, 256 * 2 * 2);
+  });
+
+  it('reports the kernel’s 1-based line and its extent', async () => {
+    const k = kernel(await analyzeFile(fixture('vector_add.cu')), 'vector_add');
+    const lines = fs.readFileSync(fixture('vector_add.cu'), 'utf8').split('\n');
+    assert.ok(lines[k.line - 1].startsWith('__global__ void vector_add'));
+    assert.equal(lines[k.endLine! - 1], '}');
+  });
+
+  it('`x + 0.0f` counts, constant expressions fold, comparisons and fmaxf cost 0', async () => {
+    const file = tempKernel(
+      'fold.cu',
+      [
+        '#define SCALE (2.0f * 3.0f)',
+        '__global__ void fold(const float* x, float* y) {',
+        '  float v = x[threadIdx.x];',
+        '  float c = sqrtf(2.0f / M_PI) * SCALE;',
+        '  y[threadIdx.x] = fmaxf(v + 0.0f, c) > 1.0f ? v : c;',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 64 } }), 'fold');
+    assert.equal(k.perUnit.flops, 64);
+    assert.equal(k.perUnit.specialOps, undefined);
+  });
+
+  it('thread conditions stay symbolic when the block size is unknown', async () => {
+    const file = tempKernel(
+      'lanes.cu',
+      [
+        '__global__ void lanes(float* out, const float* in) {',
+        '  float v = in[threadIdx.x];',
+        '  if (threadIdx.x == 0) out[0] = v;',
+        '  if (threadIdx.x < 64) out[threadIdx.x] = v * 2.0f;',
+        '  if ((threadIdx.x % 32) == 0) out[threadIdx.x + 1] = v;',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file), 'lanes');
+    assert.deepEqual(k.unbound, ['blockDim.x']);
+    assert.equal(k.formulas.storeBytes, '4·cdiv(blockDim.x, 32) + 4·min(blockDim.x, 64) + 4');
+    const bound = kernel(await analyzeFile(file, { set: { 'blockDim.x': 256 } }), 'lanes');
+    assert.equal(bound.perUnit.storeBytes, 4 * (1 + 64 + 8));
+  });
+
+  it('data-dependent branches are counted as taken, and the hover says so', async () => {
+    const file = tempKernel(
+      'relu.cu',
+      ['__global__ void relu_grad(const float* x, float* g) {', '  int i = blockIdx.x * blockDim.x + threadIdx.x;', '  if (x[i] > 0.0f) g[i] = g[i] * 2.0f;', '}'].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 128 } });
+    const k = kernel(r, 'relu_grad');
+    assert.deepEqual(k.perUnit, { flops: 128, loadBytes: 1024, storeBytes: 512 });
+    assert.ok(k.assumptions.some((a) => a.includes('counted as taken')));
+    assert.ok(k.regions.some((x) => x.kind === 'branch' && x.line === 3));
+  });
+
+  it('block size from __launch_bounds__, template arguments from an explicit instantiation', async () => {
+    const file = tempKernel(
+      'bounds.cu',
+      [
+        'template <int TILE>',
+        '__global__ void __launch_bounds__(128) scale_rows(const __nv_bfloat162* x, __nv_bfloat162* y, __nv_bfloat162 s) {',
+        '  for (int j = 0; j < TILE; ++j) y[j * 128 + threadIdx.x] = __hmul2(x[j * 128 + threadIdx.x], s);',
+        '}',
+        'template __global__ void scale_rows<4>(const __nv_bfloat162*, __nv_bfloat162*, __nv_bfloat162);',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file), 'scale_rows');
+    assert.equal(k.bindingSources['blockDim.x'].source, 'launch_bounds');
+    assert.equal(k.bindingSources.TILE.source, 'template');
+    assert.deepEqual(k.perUnit, { flops: 128 * 4 * 2, loadBytes: 128 * 4 * 4, storeBytes: 128 * 4 * 4 });
+    assert.equal(k.computeDtype, 'bf16');
+  });
+
+  it('loop headers: two variables, `<=`, `while`, `do … while (false)`', async () => {
+    const file = tempKernel(
+      'loops.cu',
+      [
+        '#define TILE 64',
+        '__global__ void loops(float* x) {',
+        '  float v = x[threadIdx.x];',
+        '  for (int i = 0, j = 10; i < j; i++, j--) v += 1.0f;',
+        '  for (int k = 0; k <= 7; k += 2) v *= 2.0f;',
+        '  int w = 0;',
+        '  while (w < TILE) { v -= 1.0f; w += 16; }',
+        '  do { v = v / 2.0f; } while (false);',
+        '  x[threadIdx.x] = v;',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 1 } }), 'loops');
+    assert.deepEqual(k.regions.filter((r) => r.kind === 'loop').map((r) => r.trips), [5, 4, 4, 1]);
+    assert.equal(k.perUnit.flops, 5 + 4 + 4 + 1);
+  });
+
+  it('unknown loop bounds stay symbolic and are reported, never guessed', async () => {
+    const file = tempKernel(
+      'until.cu',
+      ['__global__ void until(float* x, float eps) {', '  float v = x[threadIdx.x];', '  while (v > eps) v = v * 0.5f;', '  x[threadIdx.x] = v;', '}'].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 32 } }), 'until');
+    assert.deepEqual(k.unbound, ['trips_L3']);
+    assert.equal(k.perUnit.flops, null);
+    assert.equal(kernel(await analyzeFile(file, { set: { 'blockDim.x': 32, trips_L3: 10 } }), 'until').perUnit.flops, 320);
+  });
+});
