@@ -109,3 +109,32 @@ describe('CLI', () => {
     assert.ok(json.gpus.length >= 12);
   });
 });
+
+describe('CLI --profile', () => {
+  it('adds measured results to every format', async () => {
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-profile-'));
+    const cu = path.join(dir, 'add.cu');
+    fs.writeFileSync(
+      cu,
+      '__global__ void add_kernel(const float* x, const float* y, float* out, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) out[i] = x[i] + y[i];\n}\nvoid run(const float* x, const float* y, float* o) { add_kernel<<<4096, 256>>>(x, y, o, 1 << 20); }\n',
+    );
+    const prof = path.join(__dirname, 'fixtures', 'profiles', 'h100_raw.csv');
+    const json = JSON.parse((await run(['analyze', cu, '--profile', prof, '--format', 'json'])).out);
+    const k = json.files[0].kernels[0];
+    assert.equal(k.name, 'add_kernel');
+    assert.ok(k.measured && k.measured.length >= 1, 'measured results attached');
+    const m = k.measured[0];
+    assert.ok(m.achievedFlops > 0 && m.timeSeconds > 0);
+    assert.ok(['memory-bound', 'memory-intensive', 'compute-bound', 'compute-intensive'].includes(m.situation));
+    assert.equal(json.profile.format, 'ncu-raw');
+    assert.ok(json.profile.matched >= 1);
+    assert.match((await run(['analyze', cu, '--profile', prof])).out, /measured add_kernel: .*(memory|compute)-(bound|intensive)/);
+    assert.match((await run(['analyze', cu, '--profile', prof, '--format', 'markdown'])).out, /\*\*Measured\*\*/);
+    assert.match((await run(['analyze', cu, '--profile', prof, '--format', 'sarif'])).out, /measured /);
+    const bad = await run(['analyze', cu, '--profile', path.join(dir, 'missing.csv')]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--profile .*cannot read/);
+  });
+});

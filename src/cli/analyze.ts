@@ -10,7 +10,9 @@ import { diag } from '../core/messages';
 import type { Parsers } from '../core/parsers';
 import { renderMarkdown, renderText, type MultiGpuFile, type MultiGpuReport } from '../core/report/render';
 import { DEFAULT_SARIF_LEVELS, renderSarif } from '../core/report/sarif';
-import { last, list, parseOptions, readDtypes, readFormat, readGrid, readSarifLevels, readSets, usageError, type OptionSpec, type ParsedOptions } from './args';
+import { CliError, last, list, parseOptions, readDtypes, readFormat, readGrid, readSarifLevels, readSets, usageError, type OptionSpec, type ParsedOptions } from './args';
+import { attachProfile } from '../core/profile/attach';
+import type { ProfileSummary } from '../core/report/types';
 import { findRepoRoot } from './git';
 import { loadGpuFiles, selectGpus } from './gpus';
 import { analyzeForGpus, decode, expand, worthReporting } from './inputs';
@@ -48,9 +50,34 @@ export function multiReport(gpus: GpuSpec[], files: MultiGpuFile[]): MultiGpuRep
 }
 
 const ANALYZE_SPEC: OptionSpec = {
-  valued: { ...ANALYSIS_OPTIONS.valued, '--sarif-level': [], '--root': [] },
-  flags: ANALYSIS_OPTIONS.flags,
+  valued: { ...ANALYSIS_OPTIONS.valued, '--sarif-level': [], '--root': [], '--profile': [], '--match': [] },
+  flags: { ...ANALYSIS_OPTIONS.flags, '--per-launch': [] },
 };
+
+const MAX_PROFILE_BYTES = 256 * 1024 * 1024;
+
+/** `--profile FILE`: measured results beside the estimates (of the first GPU: the one the profile ran on). */
+function withProfile(files: MultiGpuFile[], p: ParsedOptions, gpus: GpuSpec[]): { files: MultiGpuFile[]; profile?: ProfileSummary } {
+  const file = last(p, '--profile');
+  if (!file) return { files };
+  let text: string;
+  try {
+    const st = fs.statSync(file);
+    if (st.size > MAX_PROFILE_BYTES) throw new CliError(`--profile ${file}: ${st.size} bytes is larger than the ${MAX_PROFILE_BYTES / 1024 / 1024} MB the importer reads`);
+    text = decode(fs.readFileSync(file));
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`--profile ${file}: cannot read it (${(e as Error).message})`);
+  }
+  const overrides: Record<string, string> = {};
+  for (const m of p.options.get('--match') ?? []) {
+    const eq = m.indexOf('=');
+    if (eq <= 0) throw usageError(`--match takes MEASURED=KERNEL (got '${m}')`);
+    overrides[m.slice(0, eq)] = m.slice(eq + 1);
+  }
+  const r = attachProfile(files, makeReport(gpus[0], []).gpu, text, { perLaunch: p.options.has('--per-launch'), overrides, path: file });
+  return { files: r.files, profile: r.profile };
+}
 
 const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 
@@ -94,15 +121,17 @@ export async function analyzeCommand(argv: string[], parsers: () => Promise<Pars
   const levels = readSarifLevels(list(p, '--sarif-level'), DEFAULT_SARIF_LEVELS);
   const settings = readAnalysisSettings(p);
   if (inputs.length === 0) throw usageError('analyze needs at least one FILE or DIR');
-  const files = analyzeFiles(inputs, await parsers(), settings);
+  const { files, profile } = withProfile(analyzeFiles(inputs, await parsers(), settings), p, settings.gpus);
   if (format === 'text' || format === 'json') {
     const report = multiReport(settings.gpus, files);
+    if (profile) report.profile = profile;
     out(format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderText(report));
     return 0;
   }
   const rootOpt = last(p, '--root');
   const root = path.resolve(rootOpt ?? findRepoRoot(process.cwd()) ?? process.cwd());
   const report = multiReport(settings.gpus, rootRelative(files, root, format === 'sarif'));
+  if (profile) report.profile = profile;
   if (format === 'markdown') out(renderMarkdown(report));
   else out(JSON.stringify(renderSarif(report, { tool: { name: 'roofline-lens', version: VERSION, informationUri: TOOL_URI }, levels }), null, 2) + '\n');
   return 0;

@@ -21,6 +21,7 @@ const USAGE = `usage:
   roofline-lens analyze FILE|DIR... [--format text|json|markdown|sarif] [--gpu ID[,ID...]]
                 [--gpu-file FILE] [--set NAME=VALUE]... [--dtype NAME=TYPE]... [--grid X[,Y[,Z]]]
                 [--sarif-level memory=warning,compute=note,unknown=note] [--root DIR]
+                [--profile NCU_CSV|PROTON_JSON [--per-launch] [--match MEASURED=FILE:KERNEL]...]
   roofline-lens diff [BASE] [HEAD] [PATH...] [-C|--repo DIR] [--format text|json|markdown]
                 [--fail-on bound-regression] [--fail-on ai-drop=PCT] [--gpu ...] [--set ...]
   roofline-lens gpus [--format text|json] [--gpu-file FILE]
@@ -31,6 +32,8 @@ const USAGE = `usage:
   --gpu ID[,ID...]   GPUs to use (default ${DEFAULT_GPU_ID}; see 'roofline-lens gpus'); several add a column each
   --gpu-file FILE    custom GPUs: a JSON array (or {"gpus": [...]}) like the rooflineLens.customGpus setting
   --root DIR         paths in Markdown and SARIF are relative to DIR (default: the git work tree, else .)
+  --profile FILE     measured results (ncu --csv --page raw, or Triton Proton JSON) beside the estimates;
+                     --per-launch keeps launches apart, --match pins a measured name to a source kernel
   diff: BASE defaults to the merge base with origin/HEAD (else main, else master), HEAD to the
         working tree; --fail-on exits 1 when a kernel turns memory-bound on a GPU or its AI drops
         by more than PCT %.`;

@@ -6,8 +6,8 @@
  * kernels also carry `byGpu`: the roofline verdict on every selected GPU
  * (the analysis is the same on each, only the roof differs).
  */
-import type { AnalysisReport, FileReport, GpuSummary, KernelReport } from './types';
-import { bytes, flopRate, flops, intensity, percent, si } from './format';
+import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, ProfileSummary } from './types';
+import { bytes, flopRate, flops, intensity, percent, seconds, si } from './format';
 import type { DiffReport, KernelChange, KernelSnapshot, Regression } from './diff';
 
 // ---------------------------------------------------------------------------
@@ -155,9 +155,40 @@ export function renderText(r: MultiGpuReport): string {
       }
       out.push(table(rows).replace(/^/gm, '  '));
     }
+    for (const k of f.kernels) for (const m of k.measured ?? []) out.push(`  measured ${k.name}: ${measuredSentence(m)}`);
     for (const d of f.diagnostics) out.push(`  ${f.path}:${d.line}: ${d.severity}: ${d.message}`);
   }
+  if (r.profile) out.push('', ...profileLines(r.profile).map((l) => `profile: ${l}`));
   return out.join('\n') + '\n';
+}
+
+/** "612 TFLOP/s at 120 FLOP/B, 78 % of the roof: compute-intensive · FLOPs ×0.98, DRAM bytes 34 % of the estimate". */
+export function measuredSentence(m: MeasuredSummary): string {
+  const parts: string[] = [];
+  const launches = m.launches > 1 ? ` (${m.launches} launches)` : '';
+  if (m.achievedFlops !== null) parts.push(`${flopRate(m.achievedFlops)}${m.achievedIntensity !== null ? ` at ${intensity(m.achievedIntensity)} FLOP/B` : ''}${launches}`);
+  else if (m.timeSeconds !== null) parts.push(`${seconds(m.timeSeconds)}${launches}`);
+  if (m.fractionOfRoof !== null) parts.push(`${percent(m.fractionOfRoof)} of the roof`);
+  const head = parts.join(', ');
+  const situation = m.situation === 'unknown' ? `situation unknown${m.reason ? ` (${m.reason})` : ''}` : m.situation;
+  const ratios: string[] = [];
+  if (m.flopsRatio !== null) ratios.push(`FLOPs ${ratioText(m.flopsRatio)}`);
+  if (m.bytesRatio !== null) ratios.push(`DRAM bytes ${ratioText(m.bytesRatio)}`);
+  const tail = ratios.length ? ` · measured/estimate: ${ratios.join(', ')}` : '';
+  const missing = m.missing.length ? ` · missing: ${m.missing.join(', ')}` : '';
+  return `${head ? head + ': ' : ''}${situation}${tail}${missing}`;
+}
+
+function ratioText(r: number): string {
+  return `×${r >= 10 ? Math.round(r) : r.toFixed(2)}`;
+}
+
+function profileLines(p: ProfileSummary): string[] {
+  const out = [`${p.path ?? 'profile'} (${p.format}): ${p.launches} launches, ${p.matched} kernels matched`];
+  if (p.unmatched.length) out.push(`unmatched: ${p.unmatched.slice(0, 10).join(', ')}${p.unmatched.length > 10 ? ', …' : ''}`);
+  for (const a of p.ambiguous) out.push(`ambiguous: ${a.name} could be ${a.candidates.join(' or ')} (pick one with --match '${a.name}=FILE:KERNEL')`);
+  for (const d of p.diagnostics) out.push(`${d.severity}${d.line ? ` (line ${d.line})` : ''}: ${d.message}`);
+  return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -224,9 +255,37 @@ function kernelDetails(k: KernelReport): string[] {
   return out;
 }
 
+function measuredTable(f: MultiGpuFile): string[] {
+  const rows: string[] = [];
+  for (const k of f.kernels)
+    for (const m of k.measured ?? [])
+      rows.push(
+        mdRow([
+          mdCode(k.name),
+          m.launches.toString(),
+          m.achievedFlops === null ? '?' : flopRate(m.achievedFlops),
+          m.achievedIntensity === null ? '?' : intensity(m.achievedIntensity),
+          m.fractionOfRoof === null ? '?' : percent(m.fractionOfRoof),
+          mdText(m.situation),
+          m.flopsRatio === null ? '?' : ratioText(m.flopsRatio),
+          m.bytesRatio === null ? '?' : ratioText(m.bytesRatio),
+          mdText(m.advice[1] ?? m.advice[0] ?? ''),
+        ]),
+      );
+  if (!rows.length) return [];
+  return [
+    '**Measured** (imported profile)',
+    '',
+    mdRow(['kernel', 'launches', 'achieved', 'AI (FLOP/B)', 'of roof', 'situation', 'FLOPs meas./est.', 'DRAM bytes meas./est.', 'first advice']),
+    mdRow(['---', '--:', '--:', '--:', '--:', '---', '--:', '--:', '---']),
+    ...rows,
+    '',
+  ];
+}
+
 function fileMarkdown(r: MultiGpuReport, f: MultiGpuFile): string[] {
   const out = [`### ${mdCode(f.path)}`, ''];
-  if (f.kernels.length) out.push(...kernelTable(r, f), '');
+  if (f.kernels.length) out.push(...kernelTable(r, f), '', ...measuredTable(f));
   else out.push(`_no ${f.language} kernels_`, '');
   const visible = f.diagnostics.filter((d) => d.severity !== 'info');
   for (const d of visible) out.push(`- **${d.severity}** (line ${d.line}): ${mdText(d.message)}`);
@@ -252,6 +311,7 @@ export function renderMarkdown(r: MultiGpuReport): string {
   for (const g of gpus) out.push(`- ${mdText(gpuLine(r, g))}`);
   out.push('');
   for (const f of r.files) out.push(...fileMarkdown(r, f));
+  if (r.profile) out.push(...profileLines(r.profile).map((l) => `- profile: ${mdText(l)}`), '');
   out.push(MD_FOOTER);
   return out.join('\n') + '\n';
 }

@@ -71,6 +71,48 @@ export interface KernelReport {
   assumptions: string[];
   /** 'ok' when every count evaluated, 'partial' when some are symbolic. */
   status: 'ok' | 'partial';
+  /** Measured results matched from an imported profile (one per launch group). */
+  measured?: MeasuredSummary[];
+}
+
+/** A kernel's measured dot (from `--profile` / Roofline: Import Profile…). */
+export interface MeasuredSummary {
+  /** The launch group: the demangled name, or `name#launch` when launches are kept apart. */
+  key: string;
+  name: string;
+  launches: number;
+  timeSeconds: number | null;
+  flops: number | null;
+  /** Some FP counters were missing: `flops` is a lower bound. */
+  flopsLowerBound: boolean;
+  dramBytes: number | null;
+  l2Bytes: number | null;
+  achievedFlops: number | null;
+  achievedIntensity: number | null;
+  /** Achieved FLOP/s ÷ the roof at the measured intensity. */
+  fractionOfRoof: number | null;
+  /** Achieved FLOP/s ÷ the estimate's attainable FLOP/s. */
+  fractionOfEstimate: number | null;
+  situation: 'memory-bound' | 'memory-intensive' | 'compute-bound' | 'compute-intensive' | 'unknown';
+  reason?: string;
+  advice: string[];
+  /** measured ÷ estimated (per launch × launches). */
+  flopsRatio: number | null;
+  bytesRatio: number | null;
+  compulsoryRatio: number | null;
+  notes: string[];
+  missing: string[];
+  origin: { flops: string; bytes: string };
+}
+
+export interface ProfileSummary {
+  path?: string;
+  format: string;
+  launches: number;
+  matched: number;
+  unmatched: string[];
+  ambiguous: { name: string; candidates: string[] }[];
+  diagnostics: { severity: string; message: string; line?: number }[];
 }
 
 export interface FileReport {
@@ -94,4 +136,6 @@ export interface AnalysisReport {
   schemaVersion: 1;
   gpu: GpuSummary;
   files: FileReport[];
+  /** Present when a profile was imported. */
+  profile?: ProfileSummary;
 }
