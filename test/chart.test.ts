@@ -76,3 +76,24 @@ describe('roofline chart spec', () => {
     assert.match(svg, /MI300X/);
   });
 });
+
+describe('roofline chart with measured dots', () => {
+  it('draws measured dots joined to their estimates and shades the four regions', async () => {
+    const { attachProfile } = await import('../src/core/profile/attach');
+    const { makeReport } = await import('../src/core/analyze');
+    const fs = await import('node:fs');
+    const gpu = findGpu('h100-sxm')!;
+    const files = [await analyzeFile(path.join(__dirname, 'fixtures', 'triton', 'matmul_autotune.py'))];
+    const text = fs.readFileSync(path.join(__dirname, 'fixtures', 'profiles', 'proton_h100.json'), 'utf8');
+    const withMeasured = attachProfile(files, makeReport(gpu, []).gpu, text).files;
+    const kernels = chartKernels(withMeasured);
+    assert.ok(kernels[0].measured && kernels[0].measured.length === 1);
+    const spec = rooflineSpec(kernels, { gpu, showRegions: true });
+    assert.equal(layerValues(spec, 'measured').length, 1);
+    assert.equal(layerValues(spec, 'measuredLinks').length, 2);
+    const labels = layerValues(spec, 'regionLabels').map((l) => l.text);
+    assert.deepEqual(labels, ['memory-bound', 'memory-intensive', 'compute-bound', 'compute-intensive']);
+    const svg = await render(spec);
+    assert.match(svg, /compute-intensive/);
+  });
+});

@@ -31,6 +31,8 @@ export interface ChartKernel {
   boundLevel: string | null;
   flopsPerUnit: number | null;
   bytesPerUnit: number | null;
+  /** Measured dots from an imported profile. */
+  measured?: { key: string; ai: number; flops: number; situation: string; fractionOfRoof: number | null }[];
 }
 
 export interface ChartTheme {
@@ -69,6 +71,8 @@ export interface ChartOptions {
   /** Roofs to draw; default: every precision that matters for the kernels plus the usual ones. */
   precisions?: PrecisionKey[];
   selectedId?: string;
+  /** Shade the four regions (memory-/compute-bound on the roof, -intensive under it) when measured dots are shown. */
+  showRegions?: boolean;
   theme?: Partial<ChartTheme>;
   width?: number;
   height?: number;
@@ -100,6 +104,9 @@ export function chartKernels(files: FileReport[]): ChartKernel[] {
         boundLevel: k.boundLevel,
         flopsPerUnit: k.perUnit.flops,
         bytesPerUnit: bytes,
+        measured: (k.measured ?? [])
+          .filter((m) => m.achievedIntensity !== null && m.achievedIntensity > 0 && m.achievedFlops !== null && m.achievedFlops > 0)
+          .map((m) => ({ key: m.key, ai: m.achievedIntensity!, flops: m.achievedFlops!, situation: m.situation, fractionOfRoof: m.fractionOfRoof })),
       });
     }
   return out;
@@ -191,6 +198,8 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
 
   const dots: Record<string, unknown>[] = [];
   const ranges: Record<string, unknown>[] = [];
+  const measuredDots: Record<string, unknown>[] = [];
+  const measuredLinks: Record<string, unknown>[] = [];
   for (const k of kernels) {
     if (k.ai === null || k.attainable === null || !(k.ai > 0) || !(k.attainable > 0)) continue;
     const common = {
@@ -207,6 +216,20 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
       selected: k.id === opts.selectedId,
     };
     dots.push({ ...common, x: k.ai, y: k.attainable, aiText: intensity(k.ai), kind: 'tile' });
+    for (const m of k.measured ?? []) {
+      measuredDots.push({
+        ...common,
+        x: m.ai,
+        y: m.flops,
+        aiText: intensity(m.ai),
+        kind: 'measured',
+        situation: m.situation,
+        attainableText: flopRate(m.flops),
+        ofPeak: percent(m.flops / k.peakFlops),
+        ofRoof: m.fractionOfRoof === null ? '?' : percent(m.fractionOfRoof),
+      });
+      measuredLinks.push({ id: `${k.id}|${m.key}`, x: k.ai, y: k.attainable, order: 0 }, { id: `${k.id}|${m.key}`, x: m.ai, y: m.flops, order: 1 });
+    }
     if (k.compulsoryAi !== null && k.compulsoryAi > 0 && Number.isFinite(k.compulsoryAi)) {
       dots.push({ ...common, x: k.compulsoryAi, y: k.attainable, aiText: intensity(k.compulsoryAi), kind: 'compulsory' });
       ranges.push({ id: k.id, x: k.ai, y: k.attainable, order: 0 }, { id: k.id, x: k.compulsoryAi, y: k.attainable, order: 1 });
@@ -242,6 +265,47 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     { field: 'perUnit', title: 'work' },
   ];
 
+  const layers: Record<string, unknown>[] = [];
+  if (opts.showRegions && measuredDots.length && allRoofs[0].length) {
+    // Under the main roof: memory side left of its ridge, compute side right of it; the band
+    // within 70 % of the roof is "on the roof" (…-bound), below it "…-intensive".
+    const top = allRoofs[0][0];
+    const bw = opts.gpu.memoryBandwidth;
+    const band = 0.7;
+    const regions: Record<string, unknown>[] = [];
+    const steps = 24;
+    for (let i = 0; i <= steps; i++) {
+      const xv = xmin * Math.pow(top.ridge / xmin, i / steps);
+      regions.push({ region: 'memory', x: xv, y: bw * xv, y2: bw * xv * band, ylow: ymin });
+    }
+    regions.push({ region: 'compute', x: top.ridge, y: top.peak, y2: top.peak * band, ylow: ymin }, { region: 'compute', x: xmax, y: top.peak, y2: top.peak * band, ylow: ymin });
+    layers.push(
+      {
+        data: { name: 'regionsOnRoof', values: regions },
+        mark: { type: 'area', opacity: 0.12, clip: true },
+        encoding: { x, y: { ...y, field: 'y2' }, y2: { field: 'y' }, color: { field: 'region', type: 'nominal', scale: { domain: ['memory', 'compute'], range: [theme.memory, theme.compute] }, legend: null }, detail: { field: 'region' } },
+      },
+      {
+        data: { name: 'regionsBelow', values: regions },
+        mark: { type: 'area', opacity: 0.05, clip: true },
+        encoding: { x, y: { ...y, field: 'ylow' }, y2: { field: 'y2' }, color: { field: 'region', type: 'nominal', scale: { domain: ['memory', 'compute'], range: [theme.memory, theme.compute] }, legend: null }, detail: { field: 'region' } },
+      },
+      {
+        data: {
+          name: 'regionLabels',
+          values: [
+            { x: Math.sqrt(xmin * top.ridge), y: bw * Math.sqrt(xmin * top.ridge) * 0.85, text: 'memory-bound' },
+            { x: Math.sqrt(xmin * top.ridge), y: bw * Math.sqrt(xmin * top.ridge) * 0.2, text: 'memory-intensive' },
+            { x: Math.sqrt(top.ridge * xmax), y: top.peak * 0.85, text: 'compute-bound' },
+            { x: Math.sqrt(top.ridge * xmax), y: top.peak * 0.2, text: 'compute-intensive' },
+          ],
+        },
+        mark: { type: 'text', fontSize: 10, fontStyle: 'italic', opacity: 0.7 },
+        encoding: { x, y, text: { field: 'text' }, color: { value: theme.foreground } },
+      },
+    );
+  }
+
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     description: `Roofline of ${opts.gpu.name}${opts.compareGpu ? ` vs ${opts.compareGpu.name}` : ''}`,
@@ -256,6 +320,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
       view: { stroke: null },
     },
     layer: [
+      ...layers,
       {
         data: { name: 'roofs', values: roofPoints },
         mark: { type: 'line', clip: true },
@@ -289,6 +354,28 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         data: { name: 'ranges', values: ranges },
         mark: { type: 'line', strokeDash: [2, 2] },
         encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.unknown } },
+      },
+      {
+        data: { name: 'measuredLinks', values: measuredLinks },
+        mark: { type: 'line', strokeDash: [1, 3] },
+        encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.foreground } },
+      },
+      {
+        data: { name: 'measured', values: measuredDots },
+        mark: { type: 'point', shape: 'diamond', filled: false, size: 110, strokeWidth: 2, cursor: 'pointer' },
+        encoding: {
+          x,
+          y,
+          color: { value: theme.foreground },
+          tooltip: [
+            { field: 'name', title: 'kernel (measured)' },
+            { field: 'file', title: 'at' },
+            { field: 'aiText', title: 'measured AI (FLOP/B)' },
+            { field: 'attainableText', title: 'achieved' },
+            { field: 'ofRoof', title: 'of the roof' },
+            { field: 'situation', title: 'situation' },
+          ],
+        },
       },
       {
         data: { name: 'kernels', values: dots },
