@@ -20,7 +20,9 @@ export function initParsers(load: WasmLoader): Promise<Parsers> {
   if (!initPromise) {
     initPromise = (async () => {
       const runtime = await load('web-tree-sitter.wasm');
-      await Parser.init({ wasmBinary: runtime } as never);
+      // locateFile needs no base URL: web-tree-sitter resolves its runtime's name against the
+      // bundle's URL even when handed the bytes, and a web extension host has no valid base.
+      await Parser.init({ wasmBinary: runtime, locateFile: (file: string) => file } as never);
       const [py, cu] = await Promise.all([load('tree-sitter-python.wasm'), load('tree-sitter-cuda.wasm')]);
       const python = new Parser();
       python.setLanguage(await Language.load(py));

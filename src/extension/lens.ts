@@ -1,0 +1,49 @@
+/**
+ * CodeLens: one lens above each kernel (intensity, bound, GPU, work per unit)
+ * and a smaller one above each hot loop. Clicking a kernel lens opens the
+ * roofline panel on it; clicking `bind K` runs Bind Symbol for K.
+ */
+import * as vscode from 'vscode';
+import type { Analyzer } from './analyzer';
+import type { Config } from './config';
+import type { Owner } from './owner';
+import { headerTop, kernelLenses, loopLenses, type LensItem } from './present';
+import type { KernelRef } from './panel';
+import type { BindRequest } from './commands';
+
+export class KernelLensProvider implements vscode.CodeLensProvider {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+
+  constructor(owner: Owner, private readonly analyzer: Analyzer, private readonly config: Config) {
+    owner.add(this.changed);
+    owner.add(config.onDidChange(() => this.changed.fire()));
+  }
+
+  async provideCodeLenses(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
+    const analysis = await this.analyzer.analyse(doc);
+    if (!analysis || token.isCancellationRequested) return [];
+    const show = this.config.read(doc.uri).codeLens;
+    const gpuName = analysis.settings.gpu.name;
+    return analysis.report.kernels.flatMap((k) => {
+      const ref: KernelRef = { uri: doc.uri.toString(), name: k.name, line: k.line };
+      const top = headerTop((i) => doc.lineAt(i).text, Math.min(k.line, doc.lineCount) - 1) + 1;
+      const items = [...(show.kernels ? kernelLenses(k, gpuName, top) : []), ...(show.loops ? loopLenses(k) : [])];
+      return items.filter((it) => it.line >= 1 && it.line <= doc.lineCount).map((it) => lens(doc, it, ref));
+    });
+  }
+}
+
+function lens(doc: vscode.TextDocument, item: LensItem, ref: KernelRef): vscode.CodeLens {
+  const range = doc.lineAt(item.line - 1).range;
+  switch (item.action.kind) {
+    case 'panel':
+      return new vscode.CodeLens(range, { title: item.title, command: 'rooflineLens.showRoofline', arguments: [ref], tooltip: 'Show this kernel on the roofline' });
+    case 'bind': {
+      const request: BindRequest = { name: item.action.symbol, uri: ref.uri };
+      return new vscode.CodeLens(range, { title: item.title, command: 'rooflineLens.bindSymbol', arguments: [request], tooltip: `Give ${item.action.symbol} a value` });
+    }
+    default:
+      return new vscode.CodeLens(range, { title: item.title, command: '' });
+  }
+}
