@@ -19,7 +19,7 @@ import { readPragmas } from './bindings';
 import { Budget } from './budget';
 import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache } from './parsers';
-import { cudaFrontend } from './frontends/cuda/frontend';
+import { clearCudaCache, cudaFrontend } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
 
 export type BindingValue = number | boolean | string;
@@ -66,6 +66,7 @@ export function clearCaches(): void {
   clearTreeCache();
   clearTritonCache();
   clearWgslCache();
+  clearCudaCache();
 }
 
 const FRONTENDS: Record<Language, Frontend> = {

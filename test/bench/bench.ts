@@ -34,7 +34,7 @@ function fmt(x: { median: number; min: number; max: number }, unit: string): str
  */
 const MARKERS: Record<Language, { text: string; a: string; b: string }> = {
   triton: { text: '1024', a: '4', b: '8' },
-  cuda: { text: '1024', a: '4', b: '8' },
+  cuda: { text: '2.0', a: '0', b: '5' },
   wgsl: { text: '2.0', a: '0', b: '5' },
 };
 

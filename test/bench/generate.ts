@@ -67,7 +67,7 @@ export function cudaFile(lines: number): string {
       out.push(
         `__global__ void add_${i}(const float* x, const float* y, float* out, int n) {`,
         '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
-        '  if (i < n) out[i] = x[i] + y[i];',
+        '  if (i < n) out[i] = x[i] * 2.0f + y[i];',
         '}',
         `void launch_add_${i}(const float* x, const float* y, float* out, int n) {`,
         `  add_${i}<<<(n + 1023) / 1024, 1024>>>(x, y, out, n);`,

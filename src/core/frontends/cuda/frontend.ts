@@ -8,6 +8,7 @@
  *
  * Never throws on user input: what cannot be read becomes a diagnostic.
  */
+import { hash53 } from '../../hash';
 import type { Frontend, FrontendContext } from '../../analyze';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { diag, MSG } from '../../messages';
@@ -15,13 +16,15 @@ import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import type { Tree } from 'web-tree-sitter';
 import { brief, lineOf, Snippets, type Node } from './syntax';
+import { parseCached } from '../../parsers';
 
 const MAX_SYNTAX_DIAGNOSTICS = 5;
 const MAX_SEARCH_DEPTH = 500;
 
 export const cudaFrontend: Frontend = (ctx) => {
   const diagnostics: Diagnostic[] = [];
-  const tree = ctx.parsers.cuda.parse(ctx.source);
+  // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
+  const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, 1000);
   if (!tree) return { language: 'cuda', kernels: [], diagnostics: [diag('parseError', 1, 'error', MSG.parseError('the file could not be parsed'))] };
   const snippets = new Snippets(ctx.parsers.cuda);
   const closed = closeBraces(ctx, tree.rootNode);
@@ -29,15 +32,39 @@ export const cudaFrontend: Frontend = (ctx) => {
     diagnostics.push(...syntaxErrors(tree.rootNode));
     const file = new FileInfo((closed ?? tree).rootNode, snippets, userValues(ctx));
     diagnostics.push(...file.diagnostics, ...includeNotes(file));
-    const kernels = analyzeKernels(ctx, file, diagnostics);
+    const kernels = analyzeKernels(ctx, file, diagnostics, closed ? `${ctx.source}\n;}` : ctx.source);
     if (file.kernels.length === 0) diagnostics.push(diag('noKernels', 1, 'info', MSG.noKernels('CUDA (`__global__`)')));
     return { language: 'cuda', kernels, diagnostics } satisfies FileIR;
   } finally {
     snippets.dispose();
     closed?.delete();
-    tree.delete();
   }
 };
+
+/**
+ * Analysed kernels by everything they depend on: their own text and first
+ * line, the rest of the file (macros, helpers, constants, launches), and the
+ * user's inputs. An edit re-analyses only the kernels it touched.
+ */
+const MAX_CACHED_KERNELS = 4096;
+const kernelCache = new Map<string, KernelIR>();
+
+export function clearCudaCache(): void {
+  kernelCache.clear();
+}
+
+/** The file's text with every kernel's own text cut out. */
+function outsideKernels(source: string, file: FileInfo): string {
+  const spans = file.kernels.map((k) => [(k.template ?? k.node).startIndex, (k.template ?? k.node).endIndex] as const).sort((a, b) => a[0] - b[0]);
+  const parts: string[] = [];
+  let at = 0;
+  for (const [a, b] of spans) {
+    parts.push(source.slice(at, Math.max(at, a)));
+    at = Math.max(at, b);
+  }
+  parts.push(source.slice(at));
+  return parts.join('\u0001');
+}
 
 /**
  * Half-typed code often ends inside an unclosed function, which the parser
@@ -53,12 +80,27 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
   return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, diagnostics: Diagnostic[]): KernelIR[] {
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, diagnostics: Diagnostic[], source: string): KernelIR[] {
   const out: KernelIR[] = [];
+  const context = hash53(outsideKernels(source, file));
+  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value])]);
   for (const def of file.kernels) {
     if (ctx.budget.spent()) break;
     try {
-      out.push(analyzeKernel(ctx, file, def));
+      const own = def.template ?? def.node;
+      const key = [own.text, lineOf(own), context, inputs].join('\0');
+      let k = kernelCache.get(key);
+      if (k) {
+        kernelCache.delete(key);
+        kernelCache.set(key, k);
+      } else {
+        k = analyzeKernel(ctx, file, def);
+        if (!ctx.budget.expired) {
+          kernelCache.set(key, k);
+          while (kernelCache.size > MAX_CACHED_KERNELS) kernelCache.delete(kernelCache.keys().next().value as string);
+        }
+      }
+      out.push(k);
     } catch (e) {
       diagnostics.push(diag('internal', lineOf(def.node), 'error', MSG.internal(`kernel \`${def.name}\`: ${String((e as Error)?.message ?? e)}`)));
     }

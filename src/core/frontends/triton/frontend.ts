@@ -6,6 +6,7 @@
  * same file (arguments, meta-parameters, grid), the first autotune config,
  * heuristics, parameter defaults, module-level constants.
  */
+import { hash53 } from '../../hash';
 import type { Node, Tree } from 'web-tree-sitter';
 import type { Frontend, FrontendContext } from '../../analyze';
 import type { BindingSet } from '../../bindings';
@@ -419,7 +420,7 @@ function scanned(tree: Tree, ctx: FrontendContext): Scan {
   const errors = tree.rootNode.hasError ? syntaxErrors(tree) : [];
   const m = scanModule(tree.rootNode, ctx.budget);
   const kernels = findKernels(m);
-  const scan = { m, kernels, context: moduleContext(m, new Set(kernels.map((k) => k.name))), errors };
+  const scan = { m, kernels, context: hash53(moduleContext(m, new Set(kernels.map((k) => k.name)))), errors };
   if (!ctx.budget.expired) scans.set(tree, scan);
   return scan;
 }

@@ -9,6 +9,7 @@
  *
  * Never throws: anything it cannot read becomes a diagnostic.
  */
+import { hash53 } from '../../hash';
 import { parseSrcModule, type WeslAST } from 'wesl/core';
 import type { Frontend, FrontendContext } from '../../analyze';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
@@ -78,7 +79,7 @@ function analyzeShader(
     out.diagnostics.push(diag('parseError', lineOf(d.start), d.severity === 'error' ? 'error' : 'warning', MSG.parseError(d.message)));
   const errors = ast.diagnostics.filter((d) => d.severity === 'error');
   const intact: KernelIR[] = [];
-  const context = outsideEntries(ast.srcModule.src, mod);
+  const context = hash53(outsideEntries(ast.srcModule.src, mod));
   const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value]), ctx.path ?? '']);
   for (const fn of mod.entries) {
     if (ctx.budget.spent()) break;
