@@ -85,7 +85,7 @@ function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
       line: r.line,
       kind: r.kind,
       label: r.label,
-      trips: r.kind === 'loop' ? (tripsVal ?? null) : 1,
+      trips: r.kind === 'loop' ? (tripsVal === undefined ? null : Math.max(0, tripsVal)) : 1,
       tripsFormula: printExpr(trips),
       flops: acc.flops,
       loadBytes: acc.load,
@@ -197,7 +197,9 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
         : acc.flops / perUnitBytes;
 
   // Units and compulsory traffic.
-  const units = k.units ? (evaluate(k.units, opts.env) ?? null) : null;
+  const unitsRaw = k.units ? evaluate(k.units, opts.env) : undefined;
+  // A grid that evaluates to a negative or non-finite count is unknown, not a number.
+  const units = unitsRaw !== undefined && Number.isFinite(unitsRaw) && unitsRaw >= 0 ? unitsRaw : null;
   if (k.units && units === null) freeSymbols(k.units, w.free);
   let compulsory: KernelReport['compulsory'] = null;
   let compulsoryAI: number | null = null;
@@ -207,17 +209,17 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     for (const f of k.footprints) {
       const r = f.read ? evaluate(f.read, opts.env) : 0;
       const wr = f.written ? evaluate(f.written, opts.env) : 0;
-      cl = r === undefined || cl === null ? null : cl + r * f.elemBytes;
-      cs = wr === undefined || cs === null ? null : cs + wr * f.elemBytes;
+      cl = r === undefined || cl === null ? null : finite(cl + Math.max(0, r) * f.elemBytes);
+      cs = wr === undefined || cs === null ? null : finite(cs + Math.max(0, wr) * f.elemBytes);
     }
-    const totalFlops = units === null || acc.flops === null ? null : units * acc.flops;
+    const totalFlops = units === null || acc.flops === null ? null : finite(units * acc.flops);
     // Compulsory traffic can never exceed what the units request.
     if (units !== null && cl !== null && acc.load !== null) cl = Math.min(cl, units * acc.load);
     if (units !== null && cs !== null && acc.store !== null) cs = Math.min(cs, units * acc.store);
     compulsory = { loadBytes: cl, storeBytes: cs, flops: totalFlops };
     if (totalFlops !== null && cl !== null && cs !== null) {
       const b = cl + cs;
-      compulsoryAI = b > 0 ? totalFlops / b : totalFlops > 0 ? Infinity : null;
+      compulsoryAI = b > 0 ? finite(totalFlops / b) : totalFlops > 0 ? Infinity : null;
     }
     if (k.compulsoryNote) compulsory.note = k.compulsoryNote;
   } else if (k.compulsoryNote) {
@@ -239,8 +241,8 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
   if (acc.int !== 0) perUnit.intOps = acc.int;
 
   const timeOf = (flops: number | null, bytes: number | null): TimeBounds => {
-    const math = flops === null ? null : flops / peak.flops;
-    const memory = bytes === null ? null : bytes / opts.gpu.memoryBandwidth;
+    const math = flops === null ? null : finite(flops / peak.flops);
+    const memory = bytes === null ? null : finite(bytes / opts.gpu.memoryBandwidth);
     return {
       math,
       memory,
@@ -252,7 +254,7 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     compulsory && compulsory.loadBytes !== null && compulsory.storeBytes !== null
       ? compulsory.loadBytes + compulsory.storeBytes
       : units !== null && perUnitBytes !== null
-        ? units * perUnitBytes
+        ? finite(units * perUnitBytes)
         : null;
 
   const bindings: Record<string, number | boolean | string> = {};
@@ -291,7 +293,7 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     attainableFlops: rl.attainable,
     time: {
       perUnit: timeOf(acc.flops, perUnitBytes),
-      launch: units === null ? null : timeOf(acc.flops === null ? null : units * acc.flops, launchBytes),
+      launch: units === null ? null : timeOf(acc.flops === null ? null : finite(units * acc.flops), launchBytes),
     },
     formulas: {
       flops: printSum(w.symFlops),
