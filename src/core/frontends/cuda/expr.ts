@@ -200,7 +200,12 @@ export function namedConstant(st: Interp, name: string, v: Val, detail: string):
 
 function objectMacro(st: Interp, m: MacroDef, n: Node): Val {
   if (!m.body) return unknownVal(false);
+  // A definition whose value is a compile-time constant is evaluated once: chains like
+  // `#define F2 F1 + F1` stay linear instead of doubling at every level.
+  const known = st.macroConstants.get(m);
+  if (known) return namedConstant(st, m.name, known, `#define ${m.name} ${m.text} (line ${m.line})`);
   const v = expandMacro(st, m, n, null, (body) => evalExpr(st, body));
+  if (v.konst && !v.data && v.e) st.macroConstants.set(m, v);
   return namedConstant(st, m.name, v, `#define ${m.name} ${m.text} (line ${m.line})`);
 }
 

@@ -9,8 +9,8 @@
  * would see them.
  */
 import type { Diagnostic } from '../../ir';
-import { diag } from '../../messages';
-import { hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
+import { diag, MSG } from '../../messages';
+import { brief, hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
 
 export interface MacroDef {
   name: string;
@@ -106,6 +106,8 @@ const CONTAINERS = new Set([
 
 /** Declarations nested deeper than this (in pathological input) are not looked at. */
 const MAX_WALK_DEPTH = 200;
+/** How deep a `#if` expression (macros within macros) is evaluated; definitions are memoised. */
+const MAX_PP_DEPTH = 400;
 
 export class FileInfo {
   readonly macros = new Map<string, MacroDef[]>();
@@ -262,12 +264,18 @@ export class FileInfo {
     }
     const cond = b.childForFieldName('condition');
     if (!cond) return false;
-    return (this.ppValue(cond, b.startIndex, 0) ?? 0) !== 0;
+    const v = this.ppValue(cond, b.startIndex, 0);
+    if (v === undefined) {
+      // Not computable (too deep, an unsupported operator): the branch is kept, and said so.
+      this.diagnostics.push(diag('unknownCondition', lineOf(b), 'info', MSG.unknownCondition(brief(cond, 50)) + ' (the `#if` branch is analysed)'));
+      return true;
+    }
+    return v !== 0;
   }
 
   /** Evaluates a `#if` expression the way the preprocessor does (undefined names are 0). */
   ppValue(n: Node, pos: number, depth: number): number | undefined {
-    if (depth > 32) return undefined;
+    if (depth > MAX_PP_DEPTH) return undefined;
     switch (n.type) {
       case 'number_literal':
         return parseIntLiteral(n.text);
@@ -300,11 +308,19 @@ export class FileInfo {
     }
   }
 
-  private ppIdentifier(n: Node, pos: number, depth: number): number {
+  private readonly ppMacroValues = new Map<MacroDef, number | undefined>();
+
+  private ppIdentifier(n: Node, pos: number, depth: number): number | undefined {
     const user = this.userValues.get(n.text);
     if (user !== undefined) return user;
     const m = this.macro(n.text, pos);
-    if (m && m.params === null && m.body) return this.ppValue(m.body, pos, depth + 1) ?? 0;
+    if (m && m.params === null && m.body) {
+      // Each definition is evaluated once: chains like `#define F2 F1 + F1` stay linear.
+      if (this.ppMacroValues.has(m)) return this.ppMacroValues.get(m);
+      const v = this.ppValue(m.body, pos, depth + 1);
+      this.ppMacroValues.set(m, v);
+      return v;
+    }
     if (!m && !this.undefinedInIf.has(n.text)) {
       this.undefinedInIf.add(n.text);
       this.diagnostics.push(

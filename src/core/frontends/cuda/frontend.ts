@@ -53,16 +53,29 @@ export function clearCudaCache(): void {
   kernelCache.clear();
 }
 
-/** The file's text with every kernel's own text cut out. */
+/**
+ * The file's text with every kernel's own text cut out, each remaining piece
+ * tagged with its first line (bindings name the lines of the #defines and
+ * launches they come from). A kernel that swallowed others (an unclosed
+ * brace) is not cut: what it contains is context for them.
+ */
 function outsideKernels(source: string, file: FileInfo): string {
-  const spans = file.kernels.map((k) => [(k.template ?? k.node).startIndex, (k.template ?? k.node).endIndex] as const).sort((a, b) => a[0] - b[0]);
+  const all = file.kernels.map((k) => [(k.template ?? k.node).startIndex, (k.template ?? k.node).endIndex] as const);
+  const spans = all.filter(([a, b]) => !all.some(([c]) => c > a && c < b)).sort((x, y) => x[0] - y[0]);
   const parts: string[] = [];
   let at = 0;
+  let line = 1;
+  const take = (to: number): void => {
+    const text = source.slice(at, Math.max(at, to));
+    parts.push(`${line}:${text}`);
+    for (let i = at; i < to; i++) if (source.charCodeAt(i) === 10) line++;
+  };
   for (const [a, b] of spans) {
-    parts.push(source.slice(at, Math.max(at, a)));
+    take(a);
+    for (let i = Math.max(at, a); i < b; i++) if (source.charCodeAt(i) === 10) line++;
     at = Math.max(at, b);
   }
-  parts.push(source.slice(at));
+  take(source.length);
   return parts.join('\u0001');
 }
 
@@ -83,7 +96,7 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
 function analyzeKernels(ctx: FrontendContext, file: FileInfo, diagnostics: Diagnostic[], source: string): KernelIR[] {
   const out: KernelIR[] = [];
   const context = hash53(outsideKernels(source, file));
-  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value])]);
+  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value, p.line])]);
   for (const def of file.kernels) {
     if (ctx.budget.spent()) break;
     try {

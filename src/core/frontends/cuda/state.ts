@@ -12,7 +12,7 @@ import type { Dtype } from '../../gpus/types';
 import type { BindingSource, Diagnostic, Event, FlopClass, Region } from '../../ir';
 import { diag, type MessageId } from '../../messages';
 import { cdiv, evaluate, mul, num, sym, type Expr } from '../../sym/expr';
-import type { FileInfo, FnDef } from './file';
+import type { FileInfo, FnDef, MacroDef } from './file';
 import { Footprints } from './footprint';
 import { IndexSyms } from './indexsyms';
 import { brief, lineOf, type Node } from './syntax';
@@ -76,6 +76,8 @@ export class Interp {
   readonly runtimeParams = new Set<string>();
   /** Symbolic values of `blockDim.*` / `gridDim.*` that the launch gives as expressions. */
   readonly dimValues = new Map<string, Expr>();
+  /** Object-like macros whose value is a compile-time constant, evaluated once. */
+  readonly macroConstants = new Map<MacroDef, Val>();
   /** Macros being expanded (a macro is not re-expanded inside itself). */
   readonly expanding = new Set<string>();
   readonly callStack: FnDef[] = [];

@@ -381,14 +381,15 @@ export function clearTritonCache(): void {
 function moduleContext(m: ModuleInfo, kernels: Set<string>): string {
   const parts: string[] = [];
   for (const [a, p] of m.imports) parts.push(`${a}=${p}`);
-  for (const [n, node] of m.globals) parts.push(`${n}=${node.text}`);
-  for (const f of m.functions.values()) if (f.isJit && !kernels.has(f.name)) parts.push(f.node.text);
+  // Lines matter: binding details name the line a constant or a helper sits on.
+  for (const [n, node] of m.globals) parts.push(`${n}@${line(node)}=${node.text}`);
+  for (const f of m.functions.values()) if (f.isJit && !kernels.has(f.name)) parts.push(`${f.line}:${f.node.text}`);
   return parts.join('\n');
 }
 
 function cachedKernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, context: string, onlyCached: boolean): { ir: KernelIR; fresh: boolean } | undefined {
   const launches = m.launches.filter((l) => l.kernel === k.name).map((l) => `${l.line}:${l.scope.text}`);
-  const key = [k.node.parent?.type === 'decorated_definition' ? k.node.parent.text : k.node.text, k.line, launches.join('\n'), context, JSON.stringify(ctx.user), JSON.stringify(ctx.pragmas.map((p) => [p.name, p.value]))].join('\0');
+  const key = [k.node.parent?.type === 'decorated_definition' ? k.node.parent.text : k.node.text, k.line, launches.join('\n'), context, JSON.stringify(ctx.user), JSON.stringify(ctx.pragmas.map((p) => [p.name, p.value, p.line]))].join('\0');
   const hit = kernelCache.get(key);
   if (hit) {
     kernelCache.delete(key);

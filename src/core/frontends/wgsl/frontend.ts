@@ -79,8 +79,8 @@ function analyzeShader(
     out.diagnostics.push(diag('parseError', lineOf(d.start), d.severity === 'error' ? 'error' : 'warning', MSG.parseError(d.message)));
   const errors = ast.diagnostics.filter((d) => d.severity === 'error');
   const intact: KernelIR[] = [];
-  const context = hash53(outsideEntries(ast.srcModule.src, mod));
-  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value]), ctx.path ?? '']);
+  const context = hash53(outsideEntries(ast.srcModule.src, mod, lineOf));
+  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value, p.line]), ctx.path ?? '']);
   for (const fn of mod.entries) {
     if (ctx.budget.spent()) break;
     const name = fn.name.ident.originalName;
@@ -119,16 +119,20 @@ export function clearWgslCache(): void {
   entryCache.clear();
 }
 
-/** The module's text with every entry point's own text cut out. */
-function outsideEntries(src: string, mod: ModuleInfo): string {
+/**
+ * The module's text with every entry point's own text cut out, each remaining
+ * piece tagged with where it starts (bindings name the lines of the consts
+ * and overrides they come from).
+ */
+function outsideEntries(src: string, mod: ModuleInfo, lineOf: (offset: number) => number): string {
   const spans = mod.entries.map((f) => [f.start, f.end] as const).sort((a, b) => a[0] - b[0]);
   const parts: string[] = [];
   let at = 0;
   for (const [a, b] of spans) {
-    parts.push(src.slice(at, Math.max(at, a)));
+    parts.push(`${lineOf(at)}:${src.slice(at, Math.max(at, a))}`);
     at = Math.max(at, b);
   }
-  parts.push(src.slice(at));
+  parts.push(`${lineOf(at)}:${src.slice(at)}`);
   return parts.join('\u0001');
 }
 
