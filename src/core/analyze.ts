@@ -177,6 +177,9 @@ function reportKernel(k: KernelIR, text: () => string, gpu: GpuSpec): { report?:
       }
       const rest = kr.unbound.filter((n) => !inLoops.includes(n));
       if (rest.length) diagnostics.push(diag('unbound', k.line, 'info', `${k.name}: ${MSG.unbound(rest)}`));
+    } else {
+      const unknown = (['flops', 'loadBytes', 'storeBytes'] as const).filter((c) => kr.perUnit[c] === null);
+      if (unknown.length) diagnostics.push(diag('overflow', k.line, 'warning', `${k.name}: ${MSG.overflow(unknown)}`));
     }
     return { report: kr, diagnostics };
   } catch (e) {

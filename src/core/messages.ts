@@ -25,6 +25,8 @@ export const MSG = {
   unknownGpu: (id: string) => `unknown GPU \`${id}\``,
   autotune: (kernel: string) =>
     `autotune configs of \`${kernel}\` are computed, not a literal list: bind the tile sizes with --set (e.g. the config you expect autotuning to pick)`,
+  overflow: (what: readonly string[]) =>
+    `${what.join(', ')} too large to represent (beyond 1.8e308) with these bindings: shown as unknown`,
   internal: (what: string) => `internal error: ${what}`,
   nonIntegerTrips: (label: string) => `trip count of \`${label}\` is not a whole number with these bindings`,
 } as const;

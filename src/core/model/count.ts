@@ -132,8 +132,12 @@ function addEvent(e: Event, m: Expr, mv: number | null, w: Walk, acc: Acc): void
   }
 }
 
+/** Formulas of more terms than this are not printed (the numbers are still exact). */
+const MAX_FORMULA_TERMS = 512;
+
 function printSum(xs: Expr[]): string {
   if (xs.length === 0) return '0';
+  if (xs.length > MAX_FORMULA_TERMS) return '(formula too long to print)';
   const s = add(...xs);
   if (s.poisoned) return xs.length > 1 ? '(formula too long to print)' : '?';
   return printExpr(s);

@@ -4,11 +4,16 @@
  * intensity (FLOP/B) against performance (FLOP/s).
  *
  *   roofs     one polyline per precision: DRAM slope up to its ridge, then flat;
- *             the L2 slope where the GPU's L2 bandwidth is known
+ *             the L2 slope where the GPU's L2 bandwidth is known; each flat roof
+ *             labelled at its right end, each slope along its line
  *   ridges    a point and a label at each precision's DRAM ridge
  *   kernels   a dot per kernel at (tile AI, attainable), coloured by bound,
  *             shaped by language; a hollow marker at the compulsory AI joined
  *             to it by a line (no reuse … perfect reuse)
+ *
+ * Each layer is named after its data set, so its marks are `<name>_marks`
+ * (the webview finds clicked dots by it), and every dot carries a one-line
+ * description that becomes its aria-label.
  */
 import type { GpuSpec, TensorDtype, VectorDtype } from '../gpus/types';
 import type { FileReport, KernelReport } from './types';
@@ -141,6 +146,14 @@ function roofsOf(gpu: GpuSpec, keys: PrecisionKey[]): RoofSpec[] {
   return out.sort((a, b) => b.peak - a.peak);
 }
 
+/** The roof most of `kernels` are judged against (the higher peak on a tie), or undefined without kernels. */
+function regionRoof(kernels: ChartKernel[], bandwidth: number): { peak: number; ridge: number } | undefined {
+  const counts = new Map<number, number>();
+  for (const k of kernels) counts.set(k.peakFlops, (counts.get(k.peakFlops) ?? 0) + 1);
+  const [peak] = [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0] ?? [];
+  return peak === undefined ? undefined : { peak, ridge: peak / bandwidth };
+}
+
 /** Precisions worth drawing: the usual ones plus each kernel's own. */
 export function defaultPrecisions(kernels: ChartKernel[]): PrecisionKey[] {
   const keys = new Set<PrecisionKey>(USUAL);
@@ -171,8 +184,14 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
   const minBw = Math.min(...gpus.map((g) => g.memoryBandwidth));
   const ymin = pow10Floor(Math.max(1e6, minBw * xmin));
 
+  const width = opts.width ?? 640;
+  const height = opts.height ?? 400;
+  // The bandwidth slopes are labelled along their lines near the left edge, rotated to their angle on screen.
+  const slopeX = xmin * Math.pow(xmax / xmin, 0.03);
+  const slopeAngle = -Math.round((Math.atan(height / Math.log10(ymax / ymin) / (width / Math.log10(xmax / xmin))) * 1800) / Math.PI) / 10;
   const roofPoints: Record<string, unknown>[] = [];
   const ridgePoints: Record<string, unknown>[] = [];
+  const slopeLabels: Record<string, unknown>[] = [];
   gpus.forEach((g, gi) => {
     const gpuLabel = gpus.length > 1 ? `${g.name}: ` : '';
     for (const r of allRoofs[gi]) {
@@ -191,9 +210,11 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
       const label = `${gpuLabel}L2 ${si(g.l2Bandwidth, 'B/s')}`;
       roofPoints.push(
         { series, gpu: g.id, compare: gi > 0, level: 'l2', label, x: xmin, y: g.l2Bandwidth * xmin, order: 0 },
-        { series, gpu: g.id, compare: gi > 0, level: 'l2', label, x: top / g.l2Bandwidth, y: top, order: 1, end: true },
+        { series, gpu: g.id, compare: gi > 0, level: 'l2', label, x: top / g.l2Bandwidth, y: top, order: 1 },
       );
+      slopeLabels.push({ compare: gi > 0, level: 'l2', x: slopeX, y: g.l2Bandwidth * slopeX, text: label });
     }
+    slopeLabels.push({ compare: gi > 0, level: 'dram', x: slopeX, y: g.memoryBandwidth * slopeX, text: `${gpuLabel}DRAM ${si(g.memoryBandwidth, 'B/s')}` });
   });
 
   const dots: Record<string, unknown>[] = [];
@@ -215,7 +236,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
       perUnit: `${si(k.flopsPerUnit, 'FLOP')} / ${si(k.bytesPerUnit, 'B')} per ${k.unit}`,
       selected: k.id === opts.selectedId,
     };
-    dots.push({ ...common, x: k.ai, y: k.attainable, aiText: intensity(k.ai), kind: 'tile' });
+    dots.push({ ...common, x: k.ai, y: k.attainable, aiText: intensity(k.ai), kind: 'tile', description: `${k.name}: tile intensity ${intensity(k.ai)} FLOP/B, attainable ${common.attainableText}, ${common.bound}` });
     for (const m of k.measured ?? []) {
       measuredDots.push({
         ...common,
@@ -227,11 +248,12 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         attainableText: flopRate(m.flops),
         ofPeak: percent(m.flops / k.peakFlops),
         ofRoof: m.fractionOfRoof === null ? '?' : percent(m.fractionOfRoof),
+        description: `${k.name}: measured ${flopRate(m.flops)} at ${intensity(m.ai)} FLOP/B, ${m.situation}`,
       });
       measuredLinks.push({ id: `${k.id}|${m.key}`, x: k.ai, y: k.attainable, order: 0 }, { id: `${k.id}|${m.key}`, x: m.ai, y: m.flops, order: 1 });
     }
     if (k.compulsoryAi !== null && k.compulsoryAi > 0 && Number.isFinite(k.compulsoryAi)) {
-      dots.push({ ...common, x: k.compulsoryAi, y: k.attainable, aiText: intensity(k.compulsoryAi), kind: 'compulsory' });
+      dots.push({ ...common, x: k.compulsoryAi, y: k.attainable, aiText: intensity(k.compulsoryAi), kind: 'compulsory', description: `${k.name}: compulsory intensity ${intensity(k.compulsoryAi)} FLOP/B` });
       ranges.push({ id: k.id, x: k.ai, y: k.attainable, order: 0 }, { id: k.id, x: k.compulsoryAi, y: k.attainable, order: 1 });
     }
   }
@@ -267,11 +289,15 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
 
   const layers: Record<string, unknown>[] = [];
   if (opts.showRegions && measuredDots.length && allRoofs[0].length) {
-    // Under the main roof: memory side left of its ridge, compute side right of it; the band
-    // within 70 % of the roof is "on the roof" (…-bound), below it "…-intensive".
-    const top = allRoofs[0][0];
+    // Under the roof of the measured kernels' precision (the one most of them use; the higher
+    // peak on a tie), as the measured situations are judged: memory side left of its ridge,
+    // compute side right of it; the band within 70 % of the roof is "on the roof" (…-bound),
+    // below it "…-intensive".
     const bw = opts.gpu.memoryBandwidth;
+    const top = regionRoof(kernels.filter((k) => (k.measured ?? []).length > 0), bw) ?? allRoofs[0][0];
     const band = 0.7;
+    // Fill, not colour: a scale of its own, so the kernels' colour legend keeps its title.
+    const regionFill = { field: 'region', type: 'nominal', scale: { domain: ['memory', 'compute'], range: [theme.memory, theme.compute] }, legend: null };
     const regions: Record<string, unknown>[] = [];
     const steps = 24;
     for (let i = 0; i <= steps; i++) {
@@ -281,16 +307,19 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     regions.push({ region: 'compute', x: top.ridge, y: top.peak, y2: top.peak * band, ylow: ymin }, { region: 'compute', x: xmax, y: top.peak, y2: top.peak * band, ylow: ymin });
     layers.push(
       {
+        name: 'regionsOnRoof',
         data: { name: 'regionsOnRoof', values: regions },
         mark: { type: 'area', opacity: 0.12, clip: true },
-        encoding: { x, y: { ...y, field: 'y2' }, y2: { field: 'y' }, color: { field: 'region', type: 'nominal', scale: { domain: ['memory', 'compute'], range: [theme.memory, theme.compute] }, legend: null }, detail: { field: 'region' } },
+        encoding: { x, y: { ...y, field: 'y2' }, y2: { field: 'y' }, fill: regionFill, detail: { field: 'region' } },
       },
       {
+        name: 'regionsBelow',
         data: { name: 'regionsBelow', values: regions },
         mark: { type: 'area', opacity: 0.05, clip: true },
-        encoding: { x, y: { ...y, field: 'ylow' }, y2: { field: 'y2' }, color: { field: 'region', type: 'nominal', scale: { domain: ['memory', 'compute'], range: [theme.memory, theme.compute] }, legend: null }, detail: { field: 'region' } },
+        encoding: { x, y: { ...y, field: 'ylow' }, y2: { field: 'y2' }, fill: regionFill, detail: { field: 'region' } },
       },
       {
+        name: 'regionLabels',
         data: {
           name: 'regionLabels',
           values: [
@@ -309,8 +338,8 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     description: `Roofline of ${opts.gpu.name}${opts.compareGpu ? ` vs ${opts.compareGpu.name}` : ''}`,
-    width: opts.width ?? 640,
-    height: opts.height ?? 400,
+    width,
+    height,
     background: theme.background,
     config: {
       font: theme.font,
@@ -322,6 +351,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     layer: [
       ...layers,
       {
+        name: 'roofs',
         data: { name: 'roofs', values: roofPoints },
         mark: { type: 'line', clip: true },
         encoding: {
@@ -336,37 +366,57 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         },
       },
       {
+        name: 'roofLabels',
         data: { name: 'roofLabels', values: roofPoints.filter((p) => p.end) },
         mark: { type: 'text', align: 'right', baseline: 'bottom', dy: -3, dx: -4, fontSize: 10, clip: true },
         encoding: { x, y, text: { field: 'label' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground } },
       },
       {
+        name: 'ridges',
         data: { name: 'ridges', values: ridgePoints },
         mark: { type: 'point', filled: true, size: 30 },
         encoding: { x, y, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.roof } },
       },
       {
+        name: 'l2Labels',
+        data: { name: 'l2Labels', values: slopeLabels.filter((l) => l.level === 'l2') },
+        mark: { type: 'text', align: 'left', baseline: 'bottom', dy: -2, angle: slopeAngle, fontSize: 10, clip: true },
+        encoding: { x, y, text: { field: 'text' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.l2 } },
+      },
+      {
+        name: 'dramLabels',
+        data: { name: 'dramLabels', values: slopeLabels.filter((l) => l.level === 'dram') },
+        mark: { type: 'text', align: 'left', baseline: 'top', dy: 2, angle: slopeAngle, fontSize: 10, clip: true },
+        encoding: { x, y, text: { field: 'text' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground } },
+      },
+      {
+        name: 'ridgeLabels',
         data: { name: 'ridgeLabels', values: ridgePoints },
-        mark: { type: 'text', align: 'left', baseline: 'top', dx: 4, dy: 4, fontSize: 10 },
+        // Above-left of the ridge point: the corner between the slope and the roof holds nothing else.
+        mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -5, dy: -2, fontSize: 10 },
         encoding: { x, y, text: { field: 'text' }, color: { value: theme.foreground } },
       },
       {
+        name: 'ranges',
         data: { name: 'ranges', values: ranges },
         mark: { type: 'line', strokeDash: [2, 2] },
         encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.unknown } },
       },
       {
+        name: 'measuredLinks',
         data: { name: 'measuredLinks', values: measuredLinks },
         mark: { type: 'line', strokeDash: [1, 3] },
         encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.foreground } },
       },
       {
+        name: 'measured',
         data: { name: 'measured', values: measuredDots },
         mark: { type: 'point', shape: 'diamond', filled: false, size: 110, strokeWidth: 2, cursor: 'pointer' },
         encoding: {
           x,
           y,
           color: { value: theme.foreground },
+          description: { field: 'description' },
           tooltip: [
             { field: 'name', title: 'kernel (measured)' },
             { field: 'file', title: 'at' },
@@ -378,6 +428,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         },
       },
       {
+        name: 'kernels',
         data: { name: 'kernels', values: dots },
         mark: { type: 'point', filled: true, size: 90, cursor: 'pointer' },
         encoding: {
@@ -385,10 +436,11 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
           y,
           color: { field: 'boundKind', type: 'nominal', scale: colorScale, legend: { title: 'bound' } },
           stroke: { field: 'boundKind', type: 'nominal', scale: colorScale },
-          shape: { field: 'language', type: 'nominal', scale: shapeScale, legend: { title: 'language' } },
+          shape: { field: 'language', type: 'nominal', scale: shapeScale, legend: { title: 'language', symbolFillColor: theme.foreground, symbolStrokeColor: theme.foreground } },
           fillOpacity: { condition: { test: "datum.kind === 'compulsory'", value: 0 }, value: 1 },
           size: { condition: { test: 'datum.selected', value: 220 }, value: 90 },
           strokeWidth: { condition: { test: 'datum.selected', value: 3.5 }, value: 1.5 },
+          description: { field: 'description' },
           tooltip,
         },
       },

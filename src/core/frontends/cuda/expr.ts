@@ -204,6 +204,8 @@ function objectMacro(st: Interp, m: MacroDef, n: Node): Val {
   // `#define F2 F1 + F1` stay linear instead of doubling at every level.
   const known = st.macroConstants.get(m);
   if (known) return namedConstant(st, m.name, known, `#define ${m.name} ${m.text} (line ${m.line})`);
+  // Chains that are not constant (an undefined name at their root) still expand 2^n times: the budget stops them.
+  if (st.ctx.budget.spent()) return unknownVal(false);
   const v = expandMacro(st, m, n, null, (body) => evalExpr(st, body));
   if (v.konst && !v.data && v.e) st.macroConstants.set(m, v);
   return namedConstant(st, m.name, v, `#define ${m.name} ${m.text} (line ${m.line})`);

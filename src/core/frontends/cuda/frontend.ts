@@ -19,7 +19,7 @@ import { brief, lineOf, Snippets, type Node } from './syntax';
 import { parseCached } from '../../parsers';
 
 const MAX_SYNTAX_DIAGNOSTICS = 5;
-const MAX_SEARCH_DEPTH = 500;
+const MAX_SEARCH_DEPTH = 256;
 
 export const cudaFrontend: Frontend = (ctx) => {
   const diagnostics: Diagnostic[] = [];
@@ -137,19 +137,24 @@ function syntaxErrors(root: Node): Diagnostic[] {
     if (out.length >= MAX_SYNTAX_DIAGNOSTICS) break;
     out.push(diag('parseError', lineOf(e), 'warning', MSG.parseError(`cannot read \`${brief(e, 40)}\``)));
   }
-  const missing: Node[] = [];
+  const missing: { node: Node; parent: Node }[] = [];
   findMissing(root, missing);
-  for (const m of missing.slice(0, MAX_SYNTAX_DIAGNOSTICS)) {
-    const opener = m.parent ? lineOf(m.parent) : lineOf(m);
+  for (const { node: m, parent } of missing.slice(0, MAX_SYNTAX_DIAGNOSTICS)) {
+    const opener = lineOf(parent);
     out.push(diag('parseError', opener, 'warning', MSG.parseError(`missing \`${m.type}\` (the construct starting at line ${opener} is not closed)`)));
   }
   return out;
 }
 
-function findMissing(n: Node, out: Node[], depth = 0): void {
+/**
+ * Missing tokens with the node that holds them. The parent is carried down
+ * rather than read with `.parent`: on a node hundreds of levels deep that
+ * walk overflows tree-sitter's WebAssembly stack and breaks every later parse.
+ */
+function findMissing(n: Node, out: { node: Node; parent: Node }[], depth = 0): void {
   if (out.length >= MAX_SYNTAX_DIAGNOSTICS || !n.hasError || depth > MAX_SEARCH_DEPTH) return;
   for (const c of n.children) {
-    if (c.isMissing) out.push(c);
+    if (c.isMissing) out.push({ node: c, parent: n });
     else findMissing(c, out, depth + 1);
   }
 }

@@ -498,6 +498,7 @@ export class TritonInterp {
   }
 
   private readonly loopStarts = new Map<string, Expr>();
+  private readonly resolvingGlobals = new Set<string>();
 
   /** Loop variables replaced by their first value (the widest mask bound: `K - k*BK` at k = start). */
   private atLoopStart(e: Expr): Expr {
@@ -724,10 +725,15 @@ export class TritonInterp {
       if (typeof b.value === 'number') return scalar(sym(id), Number.isInteger(b.value) ? 'int32' : 'fp32', true, { off: offConst(sym(id)) });
       if (typeof b.value === 'boolean') return scalar(sym(id), 'bool', true);
     }
-    if (g) {
-      // A module-level dtype alias or tuple: evaluate it once in an empty frame context.
-      const gv = this.eval(g);
-      if (gv.k !== 'unknown') return gv;
+    if (g && !this.resolvingGlobals.has(id)) {
+      // A module-level dtype alias or tuple; `A = (A)` or `A = B; B = A` resolve to nothing.
+      this.resolvingGlobals.add(id);
+      try {
+        const gv = this.eval(g);
+        if (gv.k !== 'unknown') return gv;
+      } finally {
+        this.resolvingGlobals.delete(id);
+      }
     }
     if (this.inp.mod.functions.has(id) || this.inp.mod.fnAliases.has(id)) return { k: 'func', name: this.inp.mod.fnAliases.get(id) ?? id };
     const imp = this.inp.mod.imports.get(id);
@@ -938,6 +944,12 @@ export class TritonInterp {
     if (a.k === 'tuple' && b.k === 'tuple' && op === '+') return { k: 'tuple', items: [...a.items, ...b.items] };
     if (a.k === 'blockptr' || b.k === 'blockptr') return a.k === 'blockptr' ? a : b;
     if (a.k !== 'num' || b.k !== 'num') {
+      // An unknown operand (an unresolvable name or call) still takes part in the arithmetic as
+      // a run-time scalar: `x * SCALE` costs its multiplies even when SCALE is unknown.
+      // Its type is taken to be the other operand's.
+      const runtime = (like: NumVal): NumVal => ({ ...scalar(undefined, like.dtype, false), off: offUnknown() });
+      if (a.k === 'num' && b.k === 'unknown') return this.binary(op, a, runtime(a), n);
+      if (b.k === 'num' && a.k === 'unknown') return this.binary(op, runtime(b), b, n);
       if (a.k === 'num') return { ...a, value: undefined, off: offUnknown() };
       if (b.k === 'num') return { ...b, value: undefined, off: offUnknown() };
       return unknown(`operator ${op}`);
@@ -1184,6 +1196,11 @@ export class TritonInterp {
         const se = this.scalarExpr(s ?? unknown('')) ?? ZERO;
         const ee = this.scalarExpr(e ?? unknown('')) ?? sym('?arange');
         const len = sub(ee, se);
+        const lenV = evaluate(len, this.inp.env);
+        if (lenV !== undefined && (!Number.isInteger(lenV) || lenV < 0)) {
+          this.diagnostics.push(diag('unbound', line(n), 'warning', `tl.arange(${printExpr(se)}, ${printExpr(ee)}) has ${lenV} elements with these bindings: a block needs a whole, non-negative size; its counts are unknown`));
+          return unknown('arange size');
+        }
         return { k: 'num', shape: [len], dtype: 'int32', isConst: false, data: false, pids: [], loops: [], off: offRange(se, ee, 0), pureArange: { start: se, len, dimR: 0 } };
       }
       case 'tl.zeros':

@@ -249,7 +249,10 @@ export abstract class ExprWalker {
     const v = init ? this.evalExpr(init) : opaqueVal(UNKNOWN, 0);
     const type = typeRef ? this.types.resolve(typeRef) : v.type;
     const value = v.fn?.(this.env);
-    if (value === undefined || type.k !== 'scalar') return { ...v, type };
+    // Without a finite value the const is opaque: keeping its evaluation closure would make a
+    // chain of consts that use each other twice (`const B = A * A;`) re-evaluate 2^n times.
+    if (value === undefined || !Number.isFinite(value)) return { ...opaqueVal(type.k === 'scalar' ? type : UNKNOWN, 0), type };
+    if (type.k !== 'scalar') return { ...v, type };
     if (!isIntKind(type.s)) return constVal(type, num(value), this.env);
     this.bind(name, value, 'define', `const (line ${this.lineOf(at)})`);
     return constVal(type, sym(name), this.env);
