@@ -77,6 +77,47 @@ describe('roofline chart spec', () => {
   });
 });
 
+describe('roofline chart: what the webview relies on', () => {
+  const gpu = findGpu('h100-sxm')!;
+
+  it('names each layer after its data set and describes every dot (its aria-label)', async () => {
+    const files = [await analyzeFile(path.join(__dirname, 'fixtures', 'triton', 'softmax.py'))];
+    const spec = rooflineSpec(chartKernels(files), { gpu });
+    for (const layer of spec.layer as { name: string; data: { name: string } }[]) assert.equal(layer.name, layer.data.name);
+    const dots = layerValues(spec, 'kernels');
+    assert.ok(dots.length > 0);
+    for (const d of dots) assert.match(String(d.description), /^\w+: (tile intensity .* FLOP\/B, attainable .*|compulsory intensity .* FLOP\/B)$/);
+    const svg = await render(spec);
+    assert.match(svg, /role-mark kernels_marks/);
+    assert.match(svg, /aria-label="softmax_kernel: tile intensity/);
+  });
+
+  it('labels the DRAM and L2 slopes along their lines, at their angle on screen', () => {
+    const spec = rooflineSpec([], { gpu, width: 600, height: 600 });
+    const dram = layerValues(spec, 'dramLabels');
+    const l2 = layerValues(spec, 'l2Labels');
+    assert.deepEqual(dram.map((l) => l.text), ['DRAM 3.35 TB/s']);
+    assert.deepEqual(l2.map((l) => l.text), ['L2 9.7 TB/s']);
+    assert.equal((dram[0].y as number) / (dram[0].x as number), gpu.memoryBandwidth, 'on the DRAM line');
+    // x spans 0.01…10^4 (6 decades), y 10^10…10^16 (6 decades) on a square: 45° up.
+    const layer = (spec.layer as { name: string; mark: { angle: number } }[]).find((x) => x.name === 'dramLabels')!;
+    assert.equal(layer.mark.angle, -45);
+  });
+
+  it('shades the regions under the roof of the measured kernels\' precision, not the highest roof', async () => {
+    const { attachProfile } = await import('../src/core/profile/attach');
+    const { makeReport } = await import('../src/core/analyze');
+    const fs = await import('node:fs');
+    const files = [await analyzeFile(path.join(__dirname, 'e2e', 'workspace', 'softmax.py'))];
+    const text = fs.readFileSync(path.join(__dirname, 'e2e', 'workspace', 'profile_h100.csv'), 'utf8');
+    const spec = rooflineSpec(chartKernels(attachProfile(files, makeReport(gpu, []).gpu, text).files), { gpu, showRegions: true });
+    // softmax runs on the fp32 vector units: 66.9 TFLOP/s, ridge 66.9 / 3.35 = 19.97 FLOP/B.
+    const compute = layerValues(spec, 'regionsOnRoof').filter((r) => r.region === 'compute');
+    assert.equal(compute[0].y, 66.9e12);
+    assert.ok(Math.abs((compute[0].x as number) - 66.9e12 / 3.35e12) < 1e-9);
+  });
+});
+
 describe('roofline chart with measured dots', () => {
   it('draws measured dots joined to their estimates and shades the four regions', async () => {
     const { attachProfile } = await import('../src/core/profile/attach');

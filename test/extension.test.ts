@@ -372,7 +372,18 @@ describe('extension: manifest and layering', () => {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, true);
     assert.deepEqual(
       pkg.contributes.commands.map((c: { command: string }) => c.command),
-      ['rooflineLens.showRoofline', 'rooflineLens.selectGpu', 'rooflineLens.bindSymbol', 'rooflineLens.copyMarkdown', 'rooflineLens.toggleCodeLens'],
+      [
+        'rooflineLens.showRoofline',
+        'rooflineLens.showWorkspaceRoofline',
+        'rooflineLens.exportChart',
+        'rooflineLens.importProfile',
+        'rooflineLens.clearProfile',
+        'rooflineLens.matchProfileKernel',
+        'rooflineLens.selectGpu',
+        'rooflineLens.bindSymbol',
+        'rooflineLens.copyMarkdown',
+        'rooflineLens.toggleCodeLens',
+      ],
     );
   });
 

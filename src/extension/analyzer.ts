@@ -10,7 +10,8 @@
  * waiting gets the newer result). Files without kernels stop at the text check.
  */
 import * as vscode from 'vscode';
-import { analyzeSource } from '../core/analyze';
+import { analyzeSource, type BindingValue } from '../core/analyze';
+import type { Dtype, GpuSpec } from '../core/gpus/types';
 import type { Language } from '../core/ir';
 import { initParsers, type Parsers, type WasmName } from '../core/parsers';
 import type { FileReport } from '../core/report/types';
@@ -20,6 +21,13 @@ import { analysisLanguage, mayHaveKernels } from './present';
 import type { Settings } from './settings';
 
 export const DEBOUNCE_MS = 150;
+
+/** Inputs over a file's settings for one-off analyses (Analyzer.analyseText). */
+export interface ExtraInputs {
+  gpu?: GpuSpec;
+  set?: Record<string, BindingValue>;
+  dtypes?: Record<string, Dtype>;
+}
 
 export interface Analysis {
   document: vscode.TextDocument;
@@ -110,6 +118,29 @@ export class Analyzer {
     this.schedule(doc, next, typing ? DEBOUNCE_MS : 0);
     return promise;
   }
+
+  // --- For the roofline panel (what-if, another GPU, the workspace view) ---------------------
+
+  /**
+   * Analyses `text` as the file at `uri` with that file's settings, and the
+   * given GPU, bindings and element types over them. Nothing is cached or
+   * announced; undefined when the parsers cannot load.
+   */
+  async analyseText(uri: vscode.Uri, text: string, language: Language, extra: ExtraInputs = {}): Promise<{ report: FileReport; settings: Settings } | undefined> {
+    const parsers = await this.parsers();
+    if (!parsers) return undefined;
+    const settings = this.config.read(uri);
+    const report = analyzeSource(text, parsers, {
+      gpu: extra.gpu ?? settings.gpu,
+      path: vscode.workspace.asRelativePath(uri, false),
+      language,
+      set: { ...settings.bindings, ...extra.set },
+      dtypes: { ...settings.dtypes, ...extra.dtypes },
+    });
+    return { report, settings };
+  }
+
+  // ---------------------------------------------------------------------------------------------
 
   /** The latest finished analysis of the document, if it is of its current version. */
   current(doc: vscode.TextDocument): Analysis | undefined {

@@ -7,11 +7,13 @@ import type { Analyzer } from './analyzer';
 import type { BindRequest } from './commands';
 import type { KernelRef } from './panel';
 import { hoverLines, kernelHover, lineHover, type HoverLinks } from './present';
+import type { ProfileStore } from './profile';
+import { measuredHover, measuredKey } from './profilePresent';
 
 const LINK_COMMANDS = ['rooflineLens.bindSymbol', 'rooflineLens.showRoofline'];
 
 export class KernelHoverProvider implements vscode.HoverProvider {
-  constructor(private readonly analyzer: Analyzer) {}
+  constructor(private readonly analyzer: Analyzer, private readonly profiles: ProfileStore) {}
 
   async provideHover(doc: vscode.TextDocument, pos: vscode.Position, token: vscode.CancellationToken): Promise<vscode.Hover | undefined> {
     const analysis = await this.analyzer.analyse(doc);
@@ -23,7 +25,10 @@ export class KernelHoverProvider implements vscode.HoverProvider {
     const kernel = analysis.report.kernels.find((k) => k.line === line && k.name === name);
     if (kernel && word) {
       const ref: KernelRef = { uri: doc.uri.toString(), name: kernel.name, line: kernel.line };
-      return new vscode.Hover(markdown(kernelHover(kernel, gpu, links(ref))), word);
+      // With an imported profile, a "Measured" section follows the estimate.
+      const measured = this.profiles.measuredOf(analysis.report, gpu).get(measuredKey(kernel));
+      const text = kernelHover(kernel, gpu, links(ref)) + (measured ? `\n\n---\n\n${measuredHover(measured)}` : '');
+      return new vscode.Hover(markdown(text), word);
     }
     const text = doc.lineAt(pos.line);
     const start = text.firstNonWhitespaceCharacterIndex;

@@ -10,14 +10,17 @@ import type { Owner } from './owner';
 import { headerTop, kernelLenses, loopLenses, type LensItem } from './present';
 import type { KernelRef } from './panel';
 import type { BindRequest } from './commands';
+import type { ProfileStore } from './profile';
+import { measuredKey, measuredLensSuffix } from './profilePresent';
 
 export class KernelLensProvider implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(owner: Owner, private readonly analyzer: Analyzer, private readonly config: Config) {
+  constructor(owner: Owner, private readonly analyzer: Analyzer, private readonly config: Config, private readonly profiles: ProfileStore) {
     owner.add(this.changed);
     owner.add(config.onDidChange(() => this.changed.fire()));
+    owner.add(profiles.onDidChange(() => this.changed.fire()));
   }
 
   async provideCodeLenses(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
@@ -25,10 +28,14 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
     if (!analysis || token.isCancellationRequested) return [];
     const show = this.config.read(doc.uri).codeLens;
     const gpuName = analysis.settings.gpu.name;
+    const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu);
     return analysis.report.kernels.flatMap((k) => {
       const ref: KernelRef = { uri: doc.uri.toString(), name: k.name, line: k.line };
       const top = headerTop((i) => doc.lineAt(i).text, Math.min(k.line, doc.lineCount) - 1) + 1;
-      const items = [...(show.kernels ? kernelLenses(k, gpuName, top) : []), ...(show.loops ? loopLenses(k) : [])];
+      // An imported profile's figure closes the kernel lens: `· measured 612 TFLOP/s, 78 % of roof`.
+      const suffix = measuredLensSuffix(measured.get(measuredKey(k)));
+      const kernelItems = show.kernels ? kernelLenses(k, gpuName, top).map((it) => (it.action.kind === 'panel' ? { ...it, title: it.title + suffix } : it)) : [];
+      const items = [...kernelItems, ...(show.loops ? loopLenses(k) : [])];
       return items.filter((it) => it.line >= 1 && it.line <= doc.lineCount).map((it) => lens(doc, it, ref));
     });
   }

@@ -138,16 +138,219 @@ test('clicking "bind K" asks for a value and the lens follows', async () => {
   await shot('lens-bind-k.png');
 });
 
-test('"Roofline: Show Roofline" opens the panel with the kernel table', async () => {
-  await openFile('softmax.py', 'softmax_kernel');
+/** The panel's page: webview = outer <iframe class="webview ready"> (host page) → inner <iframe id="active-frame"> (our HTML). */
+function panelFrame() {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+/** Console lines of every frame that report a Content-Security-Policy violation. */
+const cspConsole: string[] = [];
+
+/** Polls `probe` every 100 ms for up to 30 s. */
+async function until(probe: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await probe()) return;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** Waits until the chart has been drawn more than `after` times; returns the new count. */
+async function rendered(after: number): Promise<number> {
+  const body = panelFrame().locator('body');
+  for (let i = 0; i < 300; i++) {
+    const n = Number((await body.getAttribute('data-renders')) ?? '0');
+    if (n > after) return n;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`the chart was not drawn again after render ${after}`);
+}
+
+/** The transform (position) of a kernel's dot, found by its aria-label. */
+async function dotTransform(label: string): Promise<string> {
+  const dot = panelFrame().locator(`#chart svg .role-mark.kernels_marks path[aria-label^="${label}"]`).first();
+  await dot.waitFor({ timeout: 60_000 });
+  return (await dot.getAttribute('transform')) ?? '';
+}
+
+async function panelShot(file: string): Promise<void> {
+  const box = await page.locator('iframe.webview.ready').first().boundingBox();
+  assert.ok(box, 'the webview is visible');
+  await page.screenshot({ path: `${SHOTS}/${file}`, clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 900) } });
+}
+
+test('"Roofline: Show Roofline" opens the chart: roofs, a dot per kernel, the table', async () => {
+  page.on('console', (m) => {
+    if (/Content[- ]Security[- ]Policy|Refused to (apply|execute|load|evaluate)/i.test(m.text())) cspConsole.push(m.text());
+  });
+  // layers.py: add_kernel AI 1024 / 12288 = 0.0833, axpby_kernel 3072 / 12288 = 0.25, poly_kernel 6144 / 8192 = 0.75.
+  await openFile('layers.py', 'poly_kernel');
+  await lens('AI 0.75 FLOP/B');
   await runCommand('Roofline: Show Roofline');
-  // webview = outer <iframe class="webview ready"> (host page) → inner <iframe id="active-frame"> (our HTML)
-  const inner = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-  const row = inner.locator('#kernels tr#kernel-softmax_kernel');
-  await row.waitFor({ timeout: 60_000 });
+  const frame = panelFrame();
+  await frame.locator('#chart svg .role-mark.kernels_marks').waitFor({ timeout: 60_000 });
+  for (const [name, ai] of [['add_kernel', '0.0833'], ['axpby_kernel', '0.25'], ['poly_kernel', '0.75']]) {
+    await frame.locator(`#chart svg path[aria-label^="${name}: tile intensity ${ai} FLOP/B"]`).waitFor();
+  }
+  assert.equal(await frame.locator('#chart svg path[aria-label*=": tile intensity"]').count(), 3);
+  // H100 SXM: fp8, fp16/bf16, tf32 tensor roofs, fp32 and fp64 vector roofs (fp64 tensor shares fp64 vector's peak), the L2 slope.
+  assert.ok((await frame.locator('#chart svg .role-mark.roofs_marks path').count()) >= 5, 'roof lines');
+  const labels = await frame.locator('#chart svg .role-mark.roofLabels_marks text').allTextContents();
+  assert.ok(labels.some((l) => l.startsWith('tensor fp8')) && labels.some((l) => l.startsWith('vector fp32')), `roof labels: ${labels}`);
+  assert.ok((await frame.locator('#chart svg .role-mark.ridgeLabels_marks text').allTextContents()).some((t) => t === 'ridge 20'), 'the fp32 ridge point is labelled');
+  const row = frame.locator('#kernels tbody tr[data-kernel-id$=":add_kernel"]');
+  assert.equal((await row.locator('th').innerText()).trim(), 'add_kernel');
   const cells = await row.locator('td').allInnerTexts();
-  assert.equal(cells[0], 'softmax_kernel');
-  assert.equal(cells[2], '0.5');
-  assert.equal(cells[4], 'memory-bound (DRAM)');
-  await page.screenshot({ path: `${SHOTS}/panel.png` });
+  assert.equal(cells[1], '0.0833');
+  assert.equal(cells[5], 'memory-bound (DRAM)');
+  assert.equal(await frame.locator('#kernels thead th[scope="col"]').count(), 9);
+  await panelShot('panel.png');
+});
+
+test('clicking a column header sorts the table; clicking a dot selects its kernel and reveals it', async () => {
+  const frame = panelFrame();
+  await frame.locator('#kernels thead button#sort-ai').click();
+  await frame.locator('#kernels thead button#sort-ai').click();
+  const names = await frame.locator('#kernels tbody th').allInnerTexts();
+  assert.deepEqual(names, ['poly_kernel', 'axpby_kernel', 'add_kernel']);
+  assert.equal(await frame.locator('#kernels thead th:has(#sort-ai)').getAttribute('aria-sort'), 'descending');
+  const before = Number((await frame.locator('body').getAttribute('data-renders')) ?? '0');
+  await frame.locator('#chart svg path[aria-label^="axpby_kernel: tile"]').click({ force: true });
+  await rendered(before);
+  await frame.locator('#kernels tbody tr.selected[data-kernel-id$=":axpby_kernel"]').waitFor();
+  await frame.locator('#whatif-body h3', { hasText: 'axpby_kernel' }).waitFor();
+  // …and reveals it: the editor's cursor goes to its `def` line (20).
+  await page.locator('.statusbar-item', { hasText: 'Ln 20, Col 1' }).first().waitFor();
+});
+
+test('the GPU picker redraws the roofs; "compare with" overlays a second GPU', async () => {
+  const frame = panelFrame();
+  const roofLabels = (): Promise<string[]> => frame.locator('#chart svg .role-mark.roofLabels_marks text').allTextContents();
+  await frame.locator('select#gpu').selectOption('a100-sxm-80gb');
+  // A100 SXM 80GB: fp32 19.5 TFLOP/s, DRAM 2.04 TB/s → ridge 9.56.
+  await frame.locator('#title', { hasText: 'A100 SXM 80GB' }).waitFor();
+  await frame.locator('#chart svg .role-mark.ridgeLabels_marks text', { hasText: 'ridge 9.56' }).first().waitFor();
+  assert.ok((await roofLabels()).includes('vector fp32 19.5 TFLOP/s'), (await roofLabels()).join(' | '));
+  await frame.locator('select#compare').selectOption('mi300x');
+  await frame.locator('#chart svg .role-mark.roofLabels_marks text', { hasText: 'Instinct MI300X: ' }).first().waitFor();
+  await frame.locator('select#compare').selectOption('');
+  await frame.locator('select#gpu').selectOption('');
+  await frame.locator('#title', { hasText: 'H100 SXM' }).waitFor();
+});
+
+test('what-if: a smaller element type moves the dot and shows the new formulas', async () => {
+  const frame = panelFrame();
+  await frame.locator('#kernels tbody tr[data-kernel-id$=":poly_kernel"] td').first().click();
+  await frame.locator('#whatif-body h3', { hasText: 'poly_kernel' }).waitFor();
+  const before = await dotTransform('poly_kernel: tile');
+  const renders = Number((await frame.locator('body').getAttribute('data-renders')) ?? '0');
+  // x_ptr as fp16: loads 1024 · 2 = 2048 B, stores 4096 B → AI 6144 / 6144 = 1.
+  await frame.locator('select#whatif-x_ptr').selectOption('fp16');
+  await rendered(renders);
+  await frame.locator('#chart svg path[aria-label^="poly_kernel: tile intensity 1 FLOP/B"]').waitFor();
+  const after = await dotTransform('poly_kernel: tile');
+  assert.notEqual(after, before, 'the dot moved');
+  const results = await frame.locator('#whatif-body table.results').innerText();
+  assert.ok(results.includes('2.05 kB') && results.includes('was 4.1 kB'), results);
+  // The stepper doubles BLOCK; the pragma names what changed.
+  await frame.locator('#whatif-BLOCK-up').click();
+  await frame.locator('#whatif-BLOCK', { hasText: '2048' }).waitFor();
+  assert.equal((await frame.locator('#whatif-pragma').innerText()).trim(), '# roofline: BLOCK=2048');
+  await panelShot('panel-whatif.png');
+  await frame.locator('#whatif-reset').click();
+});
+
+test('the workspace view plots every kernel; Import profile… adds measured dots, regions and table columns', async () => {
+  const frame = panelFrame();
+  await frame.locator('#mode').click();
+  // softmax.py, matmul.py (K bound by the "bind K" test), vector_add.cu, elementwise.wgsl, layers.py (three kernels).
+  for (const name of ['softmax_kernel', 'matmul_kernel', 'vector_add', 'saxpy', 'add_kernel', 'axpby_kernel', 'poly_kernel']) {
+    await frame.locator(`#chart svg path[aria-label^="${name}: tile intensity"]`).waitFor({ timeout: 60_000 });
+  }
+  assert.equal(await frame.locator('#kernels tbody tr').count(), 7);
+  await frame.locator('#import-profile').click();
+  // code-server's file dialog is a quick input holding a path. It fills in its starting folder and
+  // completes what is typed asynchronously, so the path is typed again until it stays as typed.
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Roofline: Import Profile' }).waitFor();
+  const input = page.locator('.quick-input-widget input[type="text"]');
+  const file = `${WS}/profile_h100.csv`;
+  await until(async () => {
+    await input.fill(file);
+    await page.waitForTimeout(300);
+    return (await input.inputValue()) === file;
+  }, 'the dialog holds the typed path');
+  await page.keyboard.press('Enter');
+  // softmax_kernel: 33,560,000 B in 12.5 µs = 80.1 % of 3.35 TB/s; 12,578,816 FLOPs = ×0.75 the estimate (see the API suite).
+  await frame.locator('#chart svg .role-mark.measured_marks path[aria-label^="softmax_kernel: measured 1.01 TFLOP/s at 0.375 FLOP/B, memory-bound"]').waitFor({ timeout: 60_000 });
+  await frame.locator('#chart svg .role-mark.measured_marks path[aria-label^="vector_add: measured"]').waitFor();
+  assert.ok((await frame.locator('#chart svg .role-mark.regionsOnRoof_marks path').count()) > 0, 'the regions are shaded');
+  assert.match(await frame.locator('#profile-summary').innerText(), /^profile_h100\.csv \(ncu-raw\): 3 launches, 2 kernels matched\.$/);
+  const cells = await frame.locator('#kernels tbody tr[data-kernel-id$=":softmax_kernel"] td').allInnerTexts();
+  for (const part of ['1.01 TFLOP/s', '80.1 %', 'memory-bound', '×0.75', '×1.00']) assert.ok(cells.includes(part), `softmax row lacks ${part}: ${cells}`);
+});
+
+/** Runs a command by its exact palette label (Enter would run the first fuzzy match). */
+async function commandByLabel(label: string): Promise<void> {
+  await page.keyboard.press('F1');
+  await page.locator('.quick-input-widget input[type="text"]').fill(`>${label}`);
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${label}"]`).first().click();
+}
+
+/** Picks a color theme by its label (the picker also lists marketplace entries matching the words). */
+async function colorTheme(label: string): Promise<void> {
+  await commandByLabel('Preferences: Color Theme');
+  await page.locator('.quick-input-widget input[type="text"]').fill(label);
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${label}"]`).first().click();
+}
+
+/** After a theme change: waits for the chart drawn on the new background, checks the SVG carries it, takes a screenshot. */
+async function themed(before: string, file: string): Promise<string> {
+  const frame = panelFrame();
+  await frame.locator(`body:not([data-background="${before}"])`).waitFor({ timeout: 30_000 });
+  const background = (await frame.locator('body').getAttribute('data-background')) ?? '';
+  // The drawn SVG holds real colours (no var(--vscode-…)), its background the theme's.
+  const rgb = (hex: string): string => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+  const drawn = await frame.locator('#chart svg').first().evaluate((svg) => (svg as SVGSVGElement).style.backgroundColor);
+  assert.equal(drawn, rgb(background));
+  assert.equal(await frame.locator('#chart svg [fill^="var("], #chart svg [stroke^="var("]').count(), 0);
+  await panelShot(file);
+  return background;
+}
+
+test('the chart follows the theme: light, dark and high-contrast screenshots', async () => {
+  const frame = panelFrame();
+  // A wider window for the screenshots (the page reports its new width and the chart grows), scrolled to the top.
+  const renders = Number((await frame.locator('body').getAttribute('data-renders')) ?? '0');
+  await page.setViewportSize({ width: 2300, height: 1050 });
+  await rendered(renders);
+  await frame.locator('body').evaluate(() => window.scrollTo(0, 0));
+  const first = (await frame.locator('body').getAttribute('data-background')) ?? '';
+  const light = ((await frame.locator('body').getAttribute('class')) ?? '').includes('vscode-light');
+  await panelShot(light ? 'panel-light.png' : 'panel-dark.png');
+  await colorTheme(light ? 'Dark Modern' : 'Light Modern');
+  const second = await themed(first, light ? 'panel-dark.png' : 'panel-light.png');
+  await colorTheme('Dark High Contrast');
+  await themed(second, 'panel-high-contrast.png');
+  await colorTheme(light ? 'Light Modern' : 'Dark Modern');
+  await page.setViewportSize({ width: 1500, height: 950 });
+});
+
+test('through all of the above, the page logged no Content-Security-Policy violation', async () => {
+  assert.equal(await panelFrame().locator('body').getAttribute('data-csp-violations'), null);
+  assert.deepEqual(cspConsole, []);
+});
+
+test('after a reload the panel comes back with its state', async () => {
+  await page.reload();
+  await page.locator('.monaco-workbench').waitFor();
+  const frame = panelFrame();
+  await frame
+    .locator('#title', { hasText: 'Workspace: 7 kernels' })
+    .waitFor({ timeout: 90_000 })
+    .catch(async (e: Error) => {
+      await page.screenshot({ path: `${SHOTS}/reload-failed.png` });
+      throw e;
+    });
+  await frame.locator('#kernels tbody tr.selected[data-kernel-id$=":poly_kernel"]').waitFor();
+  await frame.locator('#chart svg .role-mark.measured_marks path').first().waitFor();
 });

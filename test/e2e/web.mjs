@@ -36,7 +36,9 @@ try {
     extensionDevelopmentPath: ext,
     extensionTestsPath: join(ext, '.e2e', 'suite.js'),
     folderPath: ws,
-    browserOptions: ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // TrackingProtection3pcd blocks third-party cookies, and with them the service worker every webview
+    // registers from its own (<uuid>.localhost) origin: without this, no webview page ever loads.
+    browserOptions: ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-features=TrackingProtection3pcd'],
     port: Number(process.env.WEB_PORT ?? 3011),
     printServerLog: !!process.env.PRINT_SERVER_LOG,
   });

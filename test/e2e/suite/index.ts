@@ -84,6 +84,19 @@ function includesAll(text: string, parts: string[]): void {
   check(missing.length === 0, `missing ${JSON.stringify(missing)} in:\n${text}`);
 }
 
+/** Exports the panel's chart as SVG until `accept` takes it (the chart follows changes with a short delay). */
+async function exportedSvg(name: string, accept: (svg: string) => boolean): Promise<string> {
+  let last = '';
+  return waitFor(`an exported chart (${name}) that passes the test`, async () => {
+    const uri = await vscode.commands.executeCommand<string>('rooflineLens.exportChart', { format: 'svg', uri: fileUri(`out/${name}`).toString() });
+    check(uri, 'the chart was exported');
+    last = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.parse(uri)));
+    return accept(last) ? last : undefined;
+  }).catch((e: Error) => {
+    throw new Error(`${e.message}; last export: ${last.slice(0, 300)}…`);
+  });
+}
+
 async function setGlobal(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('rooflineLens').update(key, value, vscode.ConfigurationTarget.Global);
 }
@@ -261,14 +274,64 @@ const tests: Test[] = [
     },
   ],
   [
-    'Show Roofline opens a webview listing the kernels',
+    'Show Roofline opens the chart: a strict CSP, the roofs, the dot, real colours in the exported SVG and PNG',
     async () => {
       const doc = await open('softmax.py');
       const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('rooflineLens.showRoofline', { uri: doc.uri.toString(), name: 'softmax_kernel', line: 8 });
+      check(panel?.viewType === 'rooflineLens.roofline', 'the command returns the roofline panel');
+      const html = panel.webview.html;
+      includesAll(html, ["default-src 'none'", "script-src 'nonce-", 'webview.js', 'panel.css', '<table id="kernels">']);
+      check(!html.includes('unsafe-eval') && !/script-src[^;]*unsafe-inline/.test(html), 'no eval, no inline scripts');
+      // softmax: AI 0.5 on the DRAM slope of the H100 SXM (3.35 TB/s): attainable 0.49988 × 3.35 TB/s = 1.67 TFLOP/s.
+      const svg = await exportedSvg('softmax.svg', (t) => t.includes('softmax_kernel: tile'));
+      includesAll(svg, [
+        'softmax_kernel: tile intensity 0.5 FLOP/B, attainable 1.67 TFLOP/s, memory-bound (DRAM)',
+        'arithmetic intensity (FLOP/B)',
+        'DRAM 3.35 TB/s',
+        'L2 9.7 TB/s',
+        'vector fp32 66.9 TFLOP/s',
+        'ridge 20',
+      ]);
+      check(!svg.includes('var(--'), 'the exported SVG carries real colours');
+      const png = await vscode.commands.executeCommand<string>('rooflineLens.exportChart', { format: 'png', uri: fileUri('out/softmax.png').toString() });
+      const bytes = await vscode.workspace.fs.readFile(vscode.Uri.parse(png ?? ''));
+      check(bytes.length > 1000 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47, `a PNG file (${bytes.length} bytes)`);
+    },
+  ],
+  [
+    'Show Roofline for Workspace plots the kernels of every Triton, CUDA and WGSL file',
+    async () => {
+      const panel = await vscode.commands.executeCommand<vscode.WebviewPanel>('rooflineLens.showWorkspaceRoofline');
       check(panel, 'the command returns the panel');
-      const html = await waitFor('the table', async () => (panel.webview.html.includes('id="kernels"') ? panel.webview.html : undefined));
-      includesAll(html, ['<tr id="kernel-softmax_kernel" class="selected">', '<td>0.5</td>', 'memory-bound (DRAM)', "default-src 'none'"]);
-      panel.dispose();
+      // layers.py: add 1024 / 12288 = 0.0833, axpby 3072 / 12288 = 0.25, poly 6144 / 8192 = 0.75 FLOP/B.
+      const names = ['softmax_kernel: tile intensity 0.5', 'vector_add: tile intensity 0.0833', 'saxpy: tile intensity 0.167', 'add_kernel: tile intensity 0.0833', 'axpby_kernel: tile intensity 0.25', 'poly_kernel: tile intensity 0.75'];
+      const svg = await exportedSvg('workspace.svg', (t) => names.every((n) => t.includes(n)));
+      check(!svg.includes('scale: tile'), 'WGSL inside TypeScript is not scanned');
+    },
+  ],
+  [
+    'Import Profile adds measured dots and regions to the chart, a figure to the lenses and a section to the hover',
+    async () => {
+      const result = await vscode.commands.executeCommand<{ format: string; launches: number }>('rooflineLens.importProfile', { uri: fileUri('profile_h100.csv').toString() });
+      check(result?.format === 'ncu-raw' && result.launches === 3, `import: ${JSON.stringify(result)}`);
+      // softmax_kernel: DRAM 16.78 MB + 16,780.00 kB = 33,560,000 B in 12.50 µs = 2.6848 TB/s = 80.1 % of 3.35 TB/s;
+      // FLOPs fadd 8,384,512 + fmul 4,194,304 = 12,578,816 → 1.01 TFLOP/s at 12,578,816 / 33,560,000 = 0.375 FLOP/B
+      // (left of the ridge, ≥ 70 % of the roof: memory-bound). Estimate: 4095 × 4096 programs = 16,773,120 FLOPs → ×0.75;
+      // 8192 B × 4096 = 33,554,432 B → ×1.00.
+      const doc = await open('softmax.py');
+      await lensTitle(doc, SOFTMAX_LENS_LINE, (t) => t === `${SOFTMAX_LENS} · measured 1.01 TFLOP/s, 80.1 % of roof`);
+      const pos = positionOf(doc, 'def softmax_kernel', 'softmax_kernel');
+      includesAll(await hoverText(doc, pos.line, pos.character), ['**Measured** (imported profile)', '**memory-bound**', '80.1 % of the roof', 'FLOPs ×0.75', 'DRAM bytes ×1.00']);
+      // vector_add (mangled _Z10vector_addPKfS0_Pfi): 134.22 MB + 67,110.00 kB = 201,330,000 B in 72.00 µs = 2.796 TB/s = 83.5 %;
+      // fadd 16,777,216 in 72 µs = 233 GFLOP/s.
+      const cu = await open('vector_add.cu');
+      await lensTitle(cu, 3, (t) => t.endsWith('per block · measured 233 GFLOP/s, 83.5 % of roof'));
+      await vscode.commands.executeCommand('rooflineLens.showRoofline', { uri: doc.uri.toString(), name: 'softmax_kernel', line: 8 });
+      const svg = await exportedSvg('measured.svg', (t) => t.includes('softmax_kernel: measured'));
+      includesAll(svg, ['softmax_kernel: measured 1.01 TFLOP/s at 0.375 FLOP/B, memory-bound', 'memory-intensive', 'compute-bound']);
+      await vscode.commands.executeCommand('rooflineLens.clearProfile');
+      await lensTitle(doc, SOFTMAX_LENS_LINE, (t) => t === SOFTMAX_LENS);
+      await exportedSvg('cleared.svg', (t) => t.includes('softmax_kernel: tile') && !t.includes('softmax_kernel: measured'));
     },
   ],
   [

@@ -965,9 +965,11 @@ export class TritonInterp {
     const bLit = (b as NumVal & { literalFloat?: boolean }).literalFloat;
     if (aLit && isFloat(b.dtype)) dtype = b.dtype;
     if (bLit && isFloat(a.dtype)) dtype = a.dtype;
-    // Data of an assumed type meeting an integer index is index arithmetic (gathered offsets, sizes).
-    if (a.assumedType && !isFloat(b.dtype) && !bLit && b.dtype !== 'bool') dtype = b.dtype;
-    if (b.assumedType && !isFloat(a.dtype) && !aLit && a.dtype !== 'bool') dtype = a.dtype;
+    // Data of an assumed type meeting an integer index block (arange-derived) is index arithmetic
+    // (gathered offsets); meeting a scalar argument it stays arithmetic on data (`a * x`).
+    const indexBlock = (v: NumVal): boolean => v.shape.length > 0 && !v.data && !isFloat(v.dtype) && v.dtype !== 'bool';
+    if (a.assumedType && indexBlock(b)) dtype = b.dtype;
+    if (b.assumedType && indexBlock(a)) dtype = a.dtype;
     const value = a.shape.length === 0 && b.shape.length === 0 && a.value && b.value ? binop(op, a.value, b.value) : undefined;
     // Pointer provenance: pointer ± offset stays a pointer into the same tensor.
     let ptr: string | undefined;
