@@ -394,24 +394,22 @@ function evalAtom(a: Atom, env: Env): number | undefined {
   return Number.isFinite(r) ? r : undefined;
 }
 
-/** Substitutes known values and re-simplifies (keeps free symbols symbolic). */
-export function substitute(e: Expr, env: Env): Expr {
+/** Rebuilds an expression with each symbol replaced by `f(name)` (kept when `f` returns undefined), re-simplified. */
+export function mapSyms(e: Expr, f: (name: string) => Expr | undefined): Expr {
   if (e.poisoned) return e;
   const parts: Expr[] = [];
   for (const m of e.terms.values()) {
     const fs: Expr[] = [num(m.coef)];
-    for (const f of m.factors) fs.push(pow(substAtom(f.atom, env), num(f.pow)));
+    for (const factor of m.factors) fs.push(pow(mapAtom(factor.atom, f), num(factor.pow)));
     parts.push(mul(...fs));
   }
   return add(...parts);
 }
 
-function substAtom(a: Atom, env: Env): Expr {
-  if (a.kind === 'sym') {
-    const v = env.get(a.name);
-    return v === undefined ? fromAtom(a) : num(v);
-  }
-  const args = a.args.map((x) => substitute(x, env));
+/** One atom rebuilt with its symbols replaced (an atom as an expression when `f` replaces nothing). */
+export function mapAtom(a: Atom, f: (name: string) => Expr | undefined): Expr {
+  if (a.kind === 'sym') return f(a.name) ?? fromAtom(a);
+  const args = a.args.map((x) => mapSyms(x, f));
   switch (a.fn) {
     case 'cdiv':
       return cdiv(args[0], args[1]);
@@ -432,6 +430,14 @@ function substAtom(a: Atom, env: Env): Expr {
     default:
       return fromAtom(a);
   }
+}
+
+/** Substitutes known values and re-simplifies (keeps free symbols symbolic). */
+export function substitute(e: Expr, env: Env): Expr {
+  return mapSyms(e, (name) => {
+    const v = env.get(name);
+    return v === undefined ? undefined : num(v);
+  });
 }
 
 /** Names of the symbols an expression depends on. */

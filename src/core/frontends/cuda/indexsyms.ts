@@ -18,7 +18,6 @@ import {
   log2,
   max,
   min,
-  mod,
   mul,
   num,
   ONE,
@@ -27,7 +26,8 @@ import {
   sub,
   sym,
   ZERO,
-  UNKNOWN_NUMBER,
+  mapAtom,
+  mapSyms,
   type Atom,
   type Expr,
 } from '../../sym/expr';
@@ -49,46 +49,7 @@ export interface Interval {
   hi: Expr;
 }
 
-/** Rebuilds an expression with some symbols replaced (`f` returns undefined to keep a symbol). */
-export function mapSyms(e: Expr, f: (name: string) => Expr | undefined): Expr {
-  if (e.poisoned) return e;
-  const parts: Expr[] = [];
-  for (const m of e.terms.values()) {
-    const fs: Expr[] = [num(m.coef)];
-    for (const fac of m.factors) fs.push(pow(mapAtom(fac.atom, f), num(fac.pow)));
-    parts.push(mul(...fs));
-  }
-  return add(...parts);
-}
-
-function mapAtom(a: Atom, f: (name: string) => Expr | undefined): Expr {
-  if (a.kind === 'sym') return f(a.name) ?? sym(a.name);
-  const args = a.args.map((x) => mapSyms(x, f));
-  return applyFn(a.fn, args);
-}
-
-function applyFn(fn: string, args: Expr[]): Expr {
-  switch (fn) {
-    case 'cdiv':
-      return cdiv(args[0], args[1]);
-    case 'floordiv':
-      return floordiv(args[0], args[1]);
-    case 'div':
-      return div(args[0], args[1]);
-    case 'mod':
-      return mod(args[0], args[1]);
-    case 'min':
-      return min(args[0], args[1]);
-    case 'max':
-      return max(args[0], args[1]);
-    case 'log2':
-      return log2(args[0]);
-    case 'pow':
-      return pow(args[0], args[1]);
-    default:
-      return UNKNOWN_NUMBER;
-  }
-}
+export { mapSyms };
 
 /**
  * The coefficients of `e = c0 + c1·name`, when `e` is linear in `name`
