@@ -74,16 +74,88 @@ export interface FixtureSpec {
   expects: Expectation[];
   diagnostics: string[];
   kernels?: number;
+  /** `derive: 1823 * 781 * 4 = 5695052`: a derivation the checker evaluates. */
+  derives: { expr: string; value: string; line: number }[];
+}
+
+/**
+ * Evaluates a derivation's arithmetic: numbers (with `_` or thin-space
+ * grouping), + − × ÷ * / ^ and parentheses. No `eval`: a tiny parser.
+ */
+export function evalArithmetic(src: string): number {
+  const text = src.replace(/[×·]/g, '*').replace(/÷/g, '/').replace(/−/g, '-').replace(/(\d)[_ ,](?=\d{3}\b)/g, '$1');
+  let i = 0;
+  const peek = () => {
+    while (text[i] === ' ') i++;
+    return text[i];
+  };
+  const expr = (): number => {
+    let v = term();
+    for (let c = peek(); c === '+' || c === '-'; c = peek()) {
+      i++;
+      v = c === '+' ? v + term() : v - term();
+    }
+    return v;
+  };
+  const term = (): number => {
+    let v = power();
+    for (let c = peek(); c === '*' || c === '/'; c = peek()) {
+      i++;
+      v = c === '*' ? v * power() : v / power();
+    }
+    return v;
+  };
+  const power = (): number => {
+    const b = unary();
+    if (peek() === '^') {
+      i++;
+      return Math.pow(b, power());
+    }
+    return b;
+  };
+  const unary = (): number => {
+    if (peek() === '-') {
+      i++;
+      return -unary();
+    }
+    if (peek() === '(') {
+      i++;
+      const v = expr();
+      if (peek() !== ')') throw new Error(`derive: missing ) in ${src}`);
+      i++;
+      return v;
+    }
+    const m = /^\d+(\.\d+)?(e[-+]?\d+)?/i.exec(text.slice(i));
+    if (!m) throw new Error(`derive: cannot read "${text.slice(i)}" in ${src}`);
+    i += m[0].length;
+    return Number(m[0]);
+  };
+  const v = expr();
+  if (peek() !== undefined) throw new Error(`derive: unexpected "${text.slice(i)}" in ${src}`);
+  return v;
+}
+
+/** Checks a derivation: its arithmetic equals the stated value to the digits written. */
+export function checkDerive(d: { expr: string; value: string }): { ok: boolean; got: number; want: number } {
+  if (!d.value) throw new Error(`derive: no "= value" in ${d.expr}`);
+  const got = evalArithmetic(d.expr);
+  const want = evalArithmetic(d.value);
+  const decimals = /\.(\d+)/.exec(d.value.replace(/[_ ,]/g, ''))?.[1].length ?? 0;
+  const tol = Math.max(0.5 * 10 ** -decimals, Math.abs(want) * 1e-9);
+  return { ok: Math.abs(got - want) <= tol, got, want };
 }
 
 export function readSpec(source: string): FixtureSpec {
-  const spec: FixtureSpec = { args: {}, expects: [], diagnostics: [] };
+  const spec: FixtureSpec = { args: {}, expects: [], diagnostics: [], derives: [] };
   const lines = source.split('\n');
   lines.forEach((raw, i) => {
-    const m = /^\s*(?:#|\/\/|\*)\s*(args|expect|expect-diagnostic|expect-kernels):\s*(.*)$/.exec(raw);
+    const m = /^\s*(?:#|\/\/|\*)\s*(args|expect|expect-diagnostic|expect-kernels|derive):\s*(.*)$/.exec(raw);
     if (!m) return;
     const [, kind, rest] = m;
-    if (kind === 'args') spec.args = { ...spec.args, ...parseFixtureArgs(rest) };
+    if (kind === 'derive') {
+      const eq = rest.lastIndexOf('=');
+      spec.derives.push({ expr: eq < 0 ? rest : rest.slice(0, eq).trim(), value: eq < 0 ? '' : rest.slice(eq + 1).trim(), line: i + 1 });
+    } else if (kind === 'args') spec.args = { ...spec.args, ...parseFixtureArgs(rest) };
     else if (kind === 'expect-diagnostic') spec.diagnostics.push(rest.trim());
     else if (kind === 'expect-kernels') spec.kernels = Number(rest.trim());
     else {
@@ -135,6 +207,10 @@ export async function check(file: string): Promise<FileReport> {
   const spec = readSpec(source);
   const report = await analyzeFile(file);
   const where = path.relative(ROOT, file);
+  for (const d of spec.derives) {
+    const r = checkDerive(d);
+    assert.ok(r.ok, `${where}:${d.line}: derive ${d.expr} = ${r.got}, but the header says ${d.value}`);
+  }
   if (spec.kernels !== undefined) assert.equal(report.kernels.length, spec.kernels, `${where}: number of kernels`);
   for (const e of spec.expects) {
     const k = report.kernels.find((x) => x.name === e.kernel);
@@ -146,6 +222,8 @@ export async function check(file: string): Promise<FileReport> {
       const want = e.value as number;
       const tol = Math.abs(want) * 0.005 + 1e-12;
       assert.ok(Math.abs((actual as number) - want) <= tol, `${ctx}: expected ≈ ${want}, got ${actual}`);
+    } else if (e.value === null) {
+      assert.equal(actual, null, `${ctx}: expected null, got ${JSON.stringify(actual)}`);
     } else if (typeof e.value === 'number' && typeof actual === 'number') {
       const tol = Math.abs(e.value) * 1e-9 + 1e-12;
       assert.ok(Math.abs(actual - e.value) <= tol, `${ctx}: expected ${e.value}, got ${actual}`);
@@ -155,7 +233,7 @@ export async function check(file: string): Promise<FileReport> {
   }
   for (const d of spec.diagnostics) {
     assert.ok(
-      report.diagnostics.some((x) => x.message.includes(d)),
+      report.diagnostics.some((x) => x.code === d || x.message.includes(d)),
       `${where}: expected a diagnostic containing ${JSON.stringify(d)}; got ${JSON.stringify(report.diagnostics.map((x) => x.message))}`,
     );
   }

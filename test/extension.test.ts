@@ -91,6 +91,8 @@ function kernel(over: Partial<KernelReport> = {}): KernelReport {
     regions: [],
     breakdown: { flops: [], bytes: [] },
     assumptions: [],
+    assumptionIds: [],
+    complete: true,
     status: 'ok',
     ...over,
   };

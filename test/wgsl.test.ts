@@ -78,7 +78,7 @@ describe('WGSL frontend', () => {
       assert.ok(k, `stale kernel missing; diagnostics: ${JSON.stringify(second.diagnostics)}`);
       assert.equal(k.perUnit.flops, 64);
       assert.ok(k.assumptions.some((a) => a.startsWith('stale:')), JSON.stringify(k.assumptions));
-      assert.ok(second.diagnostics.some((d) => d.code === 'wgsl.stale'));
+      assert.ok(second.diagnostics.some((d) => d.code === 'stale'));
       assert.ok(second.diagnostics.some((d) => d.code === 'parseError'));
     });
 

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { languageOf, makeReport, type UserInputs } from '../core/analyze';
 import type { GpuSpec } from '../core/gpus/types';
-import { diag } from '../core/messages';
+import { say } from '../core/messages';
 import type { Parsers } from '../core/parsers';
 import { renderMarkdown, renderText, type MultiGpuFile, type MultiGpuReport } from '../core/report/render';
 import { DEFAULT_SARIF_LEVELS, renderSarif } from '../core/report/sarif';
@@ -82,7 +82,7 @@ function withProfile(files: MultiGpuFile[], p: ParsedOptions, gpus: GpuSpec[]): 
 const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 
 function unreadable(file: string, why: string): MultiGpuFile {
-  return { path: file, language: languageOf(file) ?? 'triton', diagnostics: [diag('internal', 1, 'error', `cannot read ${file}: ${why}`)], kernels: [] };
+  return { path: file, language: languageOf(file) ?? 'triton', diagnostics: [say('unreadable', 1, file, why)], kernels: [] };
 }
 
 function analyzeFiles(inputs: string[], parsers: Parsers, s: AnalysisSettings): MultiGpuFile[] {

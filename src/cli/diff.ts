@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { languageOf } from '../core/analyze';
-import { diag } from '../core/messages';
+import { say } from '../core/messages';
 import type { Parsers } from '../core/parsers';
 import { diffReports, findRegressions, type FileChange, type RevisionInfo, type RevisionInput } from '../core/report/diff';
 import { renderDiffMarkdown, renderDiffText, type MultiGpuFile } from '../core/report/render';
@@ -61,7 +61,7 @@ interface SideFile {
 }
 
 function unreadable(file: string, reason: string): SideFile {
-  return { path: file, report: { path: file, language: languageOf(file) ?? 'triton', diagnostics: [diag('internal', 1, 'error', `not analysed: ${reason}`)], kernels: [] } };
+  return { path: file, report: { path: file, language: languageOf(file) ?? 'triton', diagnostics: [say('notAnalysed', 1, reason)], kernels: [] } };
 }
 
 /** Reads one revision of a file: its text, or a report saying why it could not be read. */

@@ -1,17 +1,22 @@
 /**
  * The analysis pipeline, for one file:
  *
- *   source ──► guard (binary? size?) ──► frontend (syntax tree → kernel IR, per language)
+ *   source ──► guard (binary? size?)
+ *          ──► frontend: syntax ──► facts (per language: loops, conditions, accesses,
+ *              arithmetic, calls), decided by the engine (engine/: branch policy,
+ *              trips, active threads, unknown calls, dtypes) into the kernel IR,
+ *              one kernel at a time by the driver (cache, crash isolation, budgets)
  *          ──► bindings (user > pragma > launch > autotune > … > defaults)
- *          ──► count (IR → per-unit FLOPs / bytes, symbolic and numeric)
+ *          ──► count (IR → per-unit FLOPs / bytes, symbolic and numeric; the
+ *              costlier arm of each choice; completeness)
  *          ──► roofline (peak of the dominant unit, ridge, attainable, bound)
  *          ──► FileReport (+ diagnostics)
  *
  * Pure: no I/O, no `vscode`, never throws on user input.
  */
-import type { Dtype, GpuSpec } from './gpus/types';
+import type { GpuSpec } from './gpus/types';
 import type { Diagnostic, FileIR, KernelIR, Language } from './ir';
-import { diag, MSG } from './messages';
+import { say } from './messages';
 import { countKernel, symbolsOf } from './model/count';
 import type { Parsers } from './parsers';
 import type { AnalysisReport, FileReport, KernelReport } from './report/types';
@@ -21,24 +26,21 @@ import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache } from './parsers';
 import { clearCudaCache, cudaFrontend } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
+import type { Frontend, UserInputs } from './frontend';
 
-export type BindingValue = number | boolean | string;
-
-export interface UserInputs {
-  /** `--set NAME=VALUE` / settings. */
-  set: Record<string, BindingValue>;
-  /** `--dtype NAME=TYPE`. */
-  dtypes: Record<string, Dtype>;
-  /** `--grid X,Y,Z`. */
-  grid?: number[];
-}
+export type { BindingValue, Frontend, FrontendContext, UserInputs } from './frontend';
 
 export interface AnalyzeOptions extends Partial<UserInputs> {
   gpu: GpuSpec;
   /** Path (for the report and for choosing the language). */
   path?: string;
   language?: Language;
-  /** Hard time budget for the whole file, ms (default 2000). */
+  /**
+   * Wall-clock safety net for the whole file, ms (default: none). Interactive
+   * hosts set one so no input can stall them; a kernel it cuts short has no
+   * numbers. Without it the analysis is bounded by deterministic step budgets
+   * only, so its output does not depend on the machine's load.
+   */
   budgetMs?: number;
   /**
    * Time slice, ms: no new kernel is started after it (default: none). The
@@ -46,20 +48,11 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
    * come from the cache.
    */
   sliceMs?: number;
+  /** Wall-clock budget of one parse, ms (default: none). */
+  parseMs?: number;
+  /** Step budget of one kernel (default: Budget's). */
+  kernelSteps?: number;
 }
-
-/** What a frontend receives. */
-export interface FrontendContext {
-  source: string;
-  parsers: Parsers;
-  user: UserInputs;
-  /** Pragma bindings found in the file (`# roofline: M=4096`). */
-  pragmas: { name: string; value: BindingValue; line: number }[];
-  budget: Budget;
-  path?: string;
-}
-
-export type Frontend = (ctx: FrontendContext) => FileIR;
 
 /** Forgets every cached tree and kernel (the next analysis is cold). */
 export function clearCaches(): void {
@@ -107,24 +100,24 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   const language = opts.language ?? languageOf(path) ?? 'triton';
   const report: FileReport = { path, language, diagnostics: [], kernels: [] };
   if (looksBinary(source)) {
-    report.diagnostics.push(diag('binaryInput', 1, 'warning', MSG.binaryInput()));
+    report.diagnostics.push(say('binaryInput', 1));
     return report;
   }
-  const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid };
-  const budget = new Budget(opts.budgetMs ?? 2000, opts.sliceMs);
+  const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid, ...(opts.texels ? { texels: opts.texels } : {}) };
+  const budget = new Budget({ hardMs: opts.budgetMs, sliceMs: opts.sliceMs, parseMs: opts.parseMs ?? opts.budgetMs, kernelSteps: opts.kernelSteps });
   let ir: FileIR;
   try {
     ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path });
   } catch (e) {
-    report.diagnostics.push(diag('internal', 1, 'error', `internal error in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
+    report.diagnostics.push(say('internal', 1, `in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
     return report;
   }
   report.diagnostics.push(...ir.diagnostics);
   if (ir.incomplete) {
     report.partial = ir.incomplete;
-    report.diagnostics.push(diag('partial', 1, 'info', MSG.partial(ir.incomplete.analysed, ir.incomplete.total)));
+    report.diagnostics.push(say('partial', 1, ir.incomplete.analysed, ir.incomplete.total));
   }
-  if (budget.expired) report.diagnostics.push(diag('budget', 1, 'warning', MSG.budget()));
+  if (budget.fileTruncated || (budget.expired && !ir.incomplete)) report.diagnostics.push(say('budget', 1));
   let split: string[] | undefined;
   const lines = (): string[] => (split ??= source.split('\n'));
   for (const k of ir.kernels) {
@@ -149,6 +142,12 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
  */
 const reports = new WeakMap<KernelIR, Map<GpuSpec, { report?: KernelReport; diagnostics: Diagnostic[] }>>();
 
+function mentions(text: string, name: string): boolean {
+  const bare = name.replace(/\(.*$/, '');
+  const re = new RegExp(`(^|[^\\w.])${bare.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w])`);
+  return re.test(text);
+}
+
 function reportKernel(k: KernelIR, text: () => string, gpu: GpuSpec): { report?: KernelReport; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   try {
@@ -158,10 +157,11 @@ function reportKernel(k: KernelIR, text: () => string, gpu: GpuSpec): { report?:
     let used: Set<string> | undefined;
     for (const [n, b] of Object.entries(bindings)) {
       if ((b.source !== 'user' && b.source !== 'pragma') || b.detail === '--grid') continue;
-      body ??= text();
-      if (body.includes(n.replace(/\(.*$/, ''))) continue;
       used ??= symbolsOf(k);
-      if (!used.has(n)) delete bindings[n];
+      if (used.has(n)) continue;
+      body ??= text();
+      if (mentions(body, n)) continue;
+      delete bindings[n];
     }
     const env = new Map<string, number>();
     for (const [n, b] of Object.entries(bindings)) {
@@ -169,21 +169,29 @@ function reportKernel(k: KernelIR, text: () => string, gpu: GpuSpec): { report?:
       else if (typeof b.value === 'boolean') env.set(n, b.value ? 1 : 0);
     }
     const kr = countKernel({ ...k, bindings }, { gpu, env });
+    if (k.truncated || k.failed) return { report: kr, diagnostics };
     if (kr.unbound.length > 0) {
       const inLoops = kr.unbound.filter((n) => kr.regions.some((r) => r.kind === 'loop' && r.trips === null && r.tripsFormula.includes(n)));
       for (const n of inLoops) {
         const r = kr.regions.find((x) => x.kind === 'loop' && x.tripsFormula.includes(n))!;
-        diagnostics.push(diag('unboundLoop', r.line, 'info', `${k.name}: ${MSG.unboundLoop(n)} (\`${r.label}\`)`));
+        const dg = say('unboundLoop', r.line, n);
+        diagnostics.push({ ...dg, message: `${k.name}: ${dg.message} (\`${r.label}\`)` });
       }
       const rest = kr.unbound.filter((n) => !inLoops.includes(n));
-      if (rest.length) diagnostics.push(diag('unbound', k.line, 'info', `${k.name}: ${MSG.unbound(rest)}`));
+      if (rest.length) {
+        const dg = say('unbound', k.line, rest);
+        diagnostics.push({ ...dg, message: `${k.name}: ${dg.message}` });
+      }
     } else {
       const unknown = (['flops', 'loadBytes', 'storeBytes'] as const).filter((c) => kr.perUnit[c] === null);
-      if (unknown.length) diagnostics.push(diag('overflow', k.line, 'warning', `${k.name}: ${MSG.overflow(unknown)}`));
+      if (unknown.length) {
+        const dg = say('overflow', k.line, unknown);
+        diagnostics.push({ ...dg, message: `${k.name}: ${dg.message}` });
+      }
     }
     return { report: kr, diagnostics };
   } catch (e) {
-    diagnostics.push(diag('internal', k.line, 'error', `internal error counting \`${k.name}\`: ${String((e as Error)?.message ?? e)}`));
+    diagnostics.push(say('internal', k.line, `counting \`${k.name}\`: ${String((e as Error)?.message ?? e)}`));
     return { diagnostics };
   }
 }

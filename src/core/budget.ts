@@ -1,29 +1,94 @@
 /**
- * Time budgets, so no input can hang the host and a large file never blocks
- * it for long:
+ * Budgets, so no input can hang the host — and so that the same file gives the
+ * same numbers on a busy machine and on an idle one.
  *
- * - the *hard* budget stops any work (`spent()`, cheap enough for inner loops);
- * - the *slice* says when to stop starting new kernels (`over()`): the caller
- *   gets partial results, marked as such, and calls again; cached kernels make
- *   every call progress.
+ * - The *step* budget is deterministic: every call to `spent()` is one step of
+ *   interpretation; a kernel may take `kernelSteps`, the file-level scans
+ *   (module, host code, launches) `fileSteps`. A kernel that runs out is
+ *   truncated: the driver reports it `partial` with no numbers, never smaller
+ *   ones.
+ * - The *hard* wall-clock budget is a safety net for interactive hosts only
+ *   (the CLI sets none): a kernel it cuts short is truncated the same way and
+ *   is not cached, so the next analysis redoes it.
+ * - The *slice* says when to stop starting new kernels (`over()`): the caller
+ *   gets the kernels done so far, marked as such, and calls again; cached
+ *   kernels make every call progress.
  */
+export interface BudgetOptions {
+  /** Interpretation steps one kernel may take (default 1,000,000). */
+  kernelSteps?: number;
+  /** Steps of the file-level scans (default 5,000,000). */
+  fileSteps?: number;
+  /** Wall-clock safety net for the whole analysis, ms (default: none). */
+  hardMs?: number;
+  /** Time slice, ms (default: none). */
+  sliceMs?: number;
+  /** Wall-clock budget of one parse, ms (default: none). */
+  parseMs?: number;
+}
+
+export const DEFAULT_KERNEL_STEPS = 1_000_000;
+export const DEFAULT_FILE_STEPS = 5_000_000;
+
 export class Budget {
   private readonly deadline: number;
   private readonly sliceEnd: number;
+  private readonly kernelSteps: number;
+  private readonly fileSteps: number;
+  readonly parseMs: number | undefined;
   private steps = 0;
+  private inKernel = false;
+  /** The hard wall-clock budget ran out (the analysis depends on load from here on). */
   expired = false;
+  /** The current kernel ran out of steps or of wall-clock time. */
+  kernelTruncated = false;
+  /** Some file-level scan ran out of steps (later kernels or launches may be missing). */
+  fileTruncated = false;
 
-  constructor(hardMs: number, sliceMs = Infinity) {
+  constructor(opts: BudgetOptions = {}) {
     const now = Date.now();
-    this.deadline = now + Math.max(1, hardMs);
-    this.sliceEnd = now + Math.max(0, sliceMs);
+    this.deadline = opts.hardMs === undefined ? Infinity : now + Math.max(1, opts.hardMs);
+    this.sliceEnd = opts.sliceMs === undefined ? Infinity : now + Math.max(0, opts.sliceMs);
+    this.kernelSteps = opts.kernelSteps ?? DEFAULT_KERNEL_STEPS;
+    this.fileSteps = opts.fileSteps ?? DEFAULT_FILE_STEPS;
+    this.parseMs = opts.parseMs;
   }
 
-  /** True once the hard budget is spent. */
+  /** One step of work; true once the current budget is spent (cheap enough for inner loops). */
   spent(): boolean {
     if (this.expired) return true;
-    if ((++this.steps & 255) === 0 && Date.now() > this.deadline) this.expired = true;
-    return this.expired;
+    if (this.inKernel ? this.kernelTruncated : this.fileTruncated) return true;
+    const n = ++this.steps;
+    if (n > (this.inKernel ? this.kernelSteps : this.fileSteps)) {
+      if (this.inKernel) this.kernelTruncated = true;
+      else this.fileTruncated = true;
+      return true;
+    }
+    if ((n & 255) === 0 && this.deadline !== Infinity && Date.now() > this.deadline) {
+      this.expired = true;
+      if (this.inKernel) this.kernelTruncated = true;
+      else this.fileTruncated = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** Runs one kernel's analysis with its own step budget; reports whether it was cut short. */
+  kernel<T>(run: () => T): { value: T; truncated: boolean } {
+    const outerSteps = this.steps;
+    const outerIn = this.inKernel;
+    const outerTrunc = this.kernelTruncated;
+    this.steps = 0;
+    this.inKernel = true;
+    this.kernelTruncated = false;
+    try {
+      const value = run();
+      return { value, truncated: this.kernelTruncated };
+    } finally {
+      this.steps = outerSteps;
+      this.inKernel = outerIn;
+      this.kernelTruncated = outerTrunc;
+    }
   }
 
   /** True once the time slice is over: finish the current unit of work, start no new one. */

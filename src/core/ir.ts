@@ -10,6 +10,7 @@
  * Counts are symbolic (`Expr`); the model evaluates them with the bindings.
  */
 import type { Dtype } from './gpus/types';
+import type { Assumption, MessageId } from './messages';
 import type { Expr } from './sym/expr';
 
 export type Language = 'triton' | 'cuda' | 'wgsl';
@@ -90,16 +91,25 @@ export interface IntEvent {
 
 export type Event = MemEvent | FlopEvent | IntEvent;
 
+/**
+ * A region of the kernel: the body, a loop, a branch counted as taken, or a
+ * *choice* between arms of which only the costlier counts (a data-dependent
+ * `if`/`else` or `?:`, a compile-time value that is not bound). The model picks
+ * the costlier arm with the bindings and the GPU (engine/choice.ts).
+ */
 export interface Region {
-  kind: 'kernel' | 'loop' | 'branch';
+  kind: 'kernel' | 'loop' | 'branch' | 'choice';
   /** 1-based line of the loop / branch header (or the kernel definition). */
   line: number;
   /** Times the body runs per entry (loops); 1 for the kernel and branches. */
   trips: Expr;
-  /** The header as written, e.g. `for k in range(0, tl.cdiv(K, BLOCK_K))`. */
+  /** The header as written, e.g. `for k in range(0, tl.cdiv(K, BLOCK_K))`; for an arm, the arm (`then`, `else`). */
   label: string;
   events: Event[];
+  /** The arms of a choice (each a `branch` region); the nested regions otherwise. */
   children: Region[];
+  /** Why a choice is one: the condition is data-dependent, or a compile-time value is unbound. */
+  why?: 'data' | 'compile';
 }
 
 /** One global tensor's traffic over the whole launch (for compulsory bytes). */
@@ -129,11 +139,22 @@ export interface KernelIR {
   footprints: TensorFootprint[];
   /** Why compulsory traffic is not known (when footprints are incomplete). */
   compulsoryNote?: string;
-  /** Plain-language assumptions for the hover ("masks assumed true (interior tile)"). */
-  assumptions: string[];
+  /** Plain-language assumptions for the hover ("masks assumed true (interior tile)"), by id. */
+  assumptions: Assumption[];
   diagnostics: Diagnostic[];
   /** Symbols the frontend needed a *value* for (conditions, unrolls) but did not have. */
   needed: string[];
+  /** The analysis of this kernel was cut short by a budget: its counts are not shown. */
+  truncated?: boolean;
+  /** The frontend failed on this kernel (an internal error): it is listed with no numbers. */
+  failed?: boolean;
+}
+
+/** Why a kernel's counts are incomplete (the ids of the diagnostics that cost it counts). */
+export interface Incompleteness {
+  id: MessageId;
+  line: number;
+  loses: 'flops' | 'bytes' | 'all';
 }
 
 export interface FileIR {

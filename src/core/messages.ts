@@ -1,38 +1,174 @@
 /**
- * Every user-facing message of the analysis, with a stable id. Tests assert on
- * the ids; the editor and the CLI show the text.
+ * Every user-facing sentence of the analysis, once, behind a stable id: the
+ * diagnostics (with their severity) and the assumptions the hover lists.
+ * Tests assert on the ids (`expect-diagnostic: unknownCall`); one test checks
+ * the wording (test/messages.test.ts). Frontends and the engine never write
+ * free text for the user: they name an id and its arguments.
+ *
+ * The profile importer keeps its own registry (profile/messages.ts) with the
+ * same shape.
  */
 import type { Diagnostic, Severity } from './ir';
 
-export const MSG = {
-  parseError: (what: string) => `syntax error: ${what}; counts below cover only what could be read`,
-  noKernels: (lang: string) => `no ${lang} kernels found in this file`,
-  unboundLoop: (name: string) =>
-    `cannot estimate: loop bound \`${name}\` unknown; bind it with --set ${name}=… or rooflineLens.bindings`,
-  unbound: (names: string[]) =>
-    `cannot estimate: ${names.map((n) => '`' + n + '`').join(', ')} unknown; bind ${names.length > 1 ? 'them' : 'it'} with --set ${names[0]}=… or rooflineLens.bindings`,
-  unknownCall: (name: string) => `unknown call \`${name}\`: counted as 0 FLOPs and 0 bytes`,
-  recursion: (name: string) => `recursive call to \`${name}\` not inlined: counted as 0`,
-  depthLimit: (name: string) => `helper \`${name}\` nested too deeply to inline: counted as 0`,
-  budget: () => `analysis stopped at its time budget: counts are partial`,
-  partial: (done: number, total: number) => `analysed ${done} of ${total} kernels in this time slice; the rest follow`,
-  unknownCondition: (cond: string) =>
-    `condition \`${cond}\` cannot be evaluated at compile time: both branches counted (upper bound)`,
-  dataBranch: (cond: string) => `data-dependent branch \`${cond}\` counted as taken (upper bound)`,
-  binaryInput: () => `file does not look like text (binary bytes): not analysed`,
-  tooLarge: (lines: number) => `file has ${lines} lines: analysed up to the budget; later kernels may be missing`,
-  unknownDtype: (name: string) => `element type of \`${name}\` unknown: assumed fp32 (set it with --dtype ${name}=…)`,
-  unknownGpu: (id: string) => `unknown GPU \`${id}\``,
-  autotune: (kernel: string) =>
-    `autotune configs of \`${kernel}\` are computed, not a literal list: bind the tile sizes with --set (e.g. the config you expect autotuning to pick)`,
-  overflow: (what: readonly string[]) =>
-    `${what.join(', ')} too large to represent (beyond 1.8e308) with these bindings: shown as unknown`,
-  internal: (what: string) => `internal error: ${what}`,
-  nonIntegerTrips: (label: string) => `trip count of \`${label}\` is not a whole number with these bindings`,
+type Text = (...args: never[]) => string;
+interface Def<T extends Text> {
+  severity: Severity;
+  text: T;
+  /**
+   * What a kernel loses when this is said about it: its FLOPs or bytes are
+   * then only a lower bound (`complete: false`). Absent: nothing is lost.
+   */
+  loses?: 'flops' | 'bytes' | 'all';
+}
+const d = <T extends Text>(severity: Severity, text: T, loses?: Def<T>['loses']): Def<T> => ({ severity, text, ...(loses ? { loses } : {}) });
+
+const bt = (s: string) => '`' + s + '`';
+
+export const MESSAGES = {
+  // ---------------------------------------------------------------- input
+  binaryInput: d('warning', () => `file does not look like text (binary bytes): not analysed`),
+  parseFailed: d('error', () => `syntax error: the file could not be parsed; nothing analysed`),
+  parserGaveUp: d('warning', (lang: string) => `the ${lang} parser gave up on this file (its time budget): not analysed; try again or split the file`),
+  parseError: d('warning', (what: string) => `syntax error: ${what}; counts below cover only what could be read`),
+  noKernels: d('info', (lang: string) => `no ${lang} kernels found in this file`),
+  kernelsNotFound: d('warning', (lang: string, defs: string) =>
+    `the file defines ${defs} but no ${lang} kernel could be read: check the syntax errors above`),
+  stale: d('warning', (name: string) => `${bt(name)} does not parse now: showing its last good analysis (stale)`),
+  includeNotRead: d('info', (path: string) => `${bt(`#include "${path}"`)} is not analysed: macros and helpers defined there are unknown here`),
+  interpolation: d('warning', (expr: string) =>
+    `embedded WGSL skipped: cannot resolve the interpolation ${bt('${' + expr + '}')} (only consts declared in this file with a literal value are substituted)`),
+  unresolvedCode: d('info', (what: string) => `createShaderModule code ${bt(what)} is not a literal in this file: not analysed`),
+  shaderFromFunction: d('info', (fn: string) => `WGSL returned by ${bt(fn + '()')} is analysed as written (interpolations in it are resolved from this file only)`),
+  skippedElementwise: d('warning', (name: string, decorator: string) =>
+    `${bt(name)} is a ${bt('@' + decorator)} element function (the library generates its kernel at run time): not analysed as a kernel`),
+
+  // ---------------------------------------------------------------- bindings
+  unboundLoop: d('info', (name: string) => `cannot estimate: loop bound ${bt(name)} unknown; bind it with --set ${name}=… or rooflineLens.bindings`),
+  unbound: d('info', (names: string[]) =>
+    `cannot estimate: ${names.map(bt).join(', ')} unknown; bind ${names.length > 1 ? 'them' : 'it'} with --set ${names[0]}=… or rooflineLens.bindings`),
+  undefinedName: d('info', (name: string) => `${bt(name)} is not defined in this file (a macro from a header?): kept as a symbol; bind it with --set ${name}=…`),
+  unknownIdent: d('warning', (name: string) => `unknown identifier ${bt(name)}: treated as a run-time value`),
+  unusedSet: d('warning', (name: string) => `--set ${name}: no kernel in the analysed files uses ${bt(name)} (a typo?)`),
+  unknownDtype: d('info', (name: string) => `element type of ${bt(name)} unknown: assumed fp32 (set it with --dtype ${name}=…)`),
+  dtypeIgnored: d('warning', (name: string, dtype: string) => `--dtype ${name}=${dtype}: WGSL has no such type for a buffer; ignored`),
+  autotune: d('info', (kernel: string) =>
+    `autotune configs of ${bt(kernel)} are computed, not a literal list: bind the tile sizes with --set (e.g. the config you expect autotuning to pick)`),
+  workgroupSize: d('warning', (what: string) => `cannot evaluate @workgroup_size(${what}): counted as a symbol`),
+  noWorkgroupSize: d('warning', (name: string) => `${bt(name)} has no @workgroup_size: assumed 1×1×1`),
+  dispatchUnresolved: d('info', (text: string) => `dispatchWorkgroups(${text}): the size is not a constant of this file; give --grid`),
+  nonIntegerTrips: d('warning', (label: string) => `trip count of ${bt(label)} is not a whole number with these bindings`),
+  badArange: d('warning', (start: string, end: string, n: number) =>
+    `tl.arange(${start}, ${end}) has ${n} elements with these bindings: a block needs a whole, non-negative size; its counts are unknown`, 'all'),
+
+  // ---------------------------------------------------------------- conditions
+  unknownCondition: d('info', (cond: string) =>
+    `condition ${bt(cond)} depends on a compile-time value that is not bound: the costlier branch is counted (upper bound); bind it to decide`),
+  dataBranch: d('info', (cond: string) => `data-dependent branch ${bt(cond)}: the costlier arm is counted (upper bound)`),
+  threadCondition: d('info', (cond: string) => `thread condition ${bt(cond)} could not be counted by thread: all active threads counted`),
+
+  // ---------------------------------------------------------------- what could not be counted
+  unknownCall: d('warning', (name: string, fix: string) =>
+    `unknown call ${bt(name)}: counted as 0 FLOPs and 0 bytes (its result keeps the shape of its arguments, so the arithmetic around it still counts); ${fix}`, 'flops'),
+  unknownPointerCall: d('warning', (name: string, fix: string) =>
+    `unknown call ${bt(name)} takes a pointer: its loads, stores and FLOPs are not counted; ${fix}`, 'all'),
+  unknownMember: d('warning', (what: string) => `member ${bt(what)} of a value the analysis does not know: counted as 0`, 'flops'),
+  unattributedLoad: d('warning', (what: string, fix: string) => `load ${bt(what)} is not derived from a pointer argument: its bytes are not counted; ${fix}`, 'bytes'),
+  unattributedStore: d('warning', (what: string, fix: string) => `store ${bt(what)} is not derived from a pointer argument: its bytes are not counted; ${fix}`, 'bytes'),
+  unknownDotShape: d('warning', (what: string) => `${bt(what)}: operands of unknown shape, its FLOPs are not counted; bind the tile sizes of its operands`, 'flops'),
+  unknownDescriptor: d('warning', (name: string) =>
+    `tensor descriptor ${bt(name)} has an unknown block shape: its bytes are not counted; bind it with --set ${name}.block_shape=128,64`, 'bytes'),
+  lambda: d('warning', () => `lambda expressions are not analysed: counted as 0`, 'all'),
+  rangeFor: d('warning', () => `range-based ${bt('for')} is not analysed: its body is counted once`, 'all'),
+  inlineAsm: d('warning', (what: string) => `inline assembly ${bt(what)} is not analysed: counted as 0`, 'all'),
+  fragmentUnknown: d('warning', (what: string) => `${bt(what)} on a fragment or pointer the analysis cannot follow: counted as 0`, 'all'),
+  ppUnknown: d('info', (cond: string) => `${bt('#if ' + cond)} cannot be evaluated: the ${bt('#if')} branch is analysed`),
+  ppUndefined: d('info', (name: string) => `${bt('#if')} uses ${bt(name)}, which this file does not define: taken as 0 (set it with --set ${name}=…)`),
+  recursion: d('warning', (name: string) => `recursive call to ${bt(name)} not inlined: counted as 0`, 'all'),
+  depthLimit: d('warning', (what: string) => `${what} nested too deeply to follow: counted as 0`, 'all'),
+  budget: d('warning', () => `the file-level analysis stopped at its budget: later kernels or launches may be missing`),
+  kernelTruncated: d('warning', (name: string) =>
+    `${bt(name)} was cut short by the analysis budget: no numbers are shown (they would be too small); analyse it alone or with fewer kernels per file`, 'all'),
+  partial: d('info', (done: number, total: number) => `analysed ${done} of ${total} kernels in this time slice; the rest follow`),
+  tooLarge: d('warning', (lines: number) => `file has ${lines} lines: analysed up to the budget; later kernels may be missing`),
+  overflow: d('warning', (what: readonly string[]) => `${what.join(', ')} too large to represent (beyond 1.8e308) with these bindings: shown as unknown`),
+  internal: d('error', (what: string) => `internal error: ${what}`, 'all'),
+  unreadable: d('error', (file: string, why: string) => `cannot read ${file}: ${why}`),
+  notAnalysed: d('error', (reason: string) => `not analysed: ${reason}`),
 } as const;
 
-export type MessageId = keyof typeof MSG;
+export type MessageId = keyof typeof MESSAGES;
+type Args<K extends MessageId> = Parameters<(typeof MESSAGES)[K]['text']>;
 
-export function diag(code: MessageId, line: number, severity: Severity, message: string): Diagnostic {
-  return { code, line, severity, message };
+/** The sentence of a message. */
+export function text<K extends MessageId>(id: K, ...args: Args<K>): string {
+  return (MESSAGES[id].text as (...a: unknown[]) => string)(...args);
+}
+
+/** A diagnostic with the registry's severity. */
+export function say<K extends MessageId>(id: K, line: number, ...args: Args<K>): Diagnostic {
+  return { code: id, line, severity: MESSAGES[id].severity, message: text(id, ...args) };
+}
+
+/** What a message costs a kernel's counts (`complete: false`), if anything. */
+export function lossOf(id: string): 'flops' | 'bytes' | 'all' | undefined {
+  const def = (MESSAGES as Record<string, Def<Text>>)[id];
+  return def?.loses;
+}
+
+// ---------------------------------------------------------------------------
+// Assumptions: what the hover lists under "assumes".
+
+export const ASSUMPTIONS = {
+  interiorTile: () => 'masks and bounds checks are true (interior tile)',
+  earlyExit: (what: string, line: number) => `early exit ${bt(what)} (line ${line}) not taken`,
+  branchTaken: (what: string, line: number) => `data-dependent branch ${bt(what)} (line ${line}) counted as taken (upper bound)`,
+  costlierArm: (what: string, line: number) => `data-dependent ${bt(what)} (line ${line}): the costlier arm is counted (upper bound)`,
+  costlierChoice: (what: string, line: number, names: string) =>
+    `${bt(what)} (line ${line}) depends on ${names}, not bound: the costlier choice is counted; bind it to decide`,
+  allCases: (line: number) => `every case of the switch at line ${line} counted (upper bound)`,
+  persistentLoop: (line: number, trips: string) => `persistent loop (line ${line}): trips averaged over programs, ${trips}`,
+  unitDependentTrips: (line: number, trips: string) => `trip count of the loop at line ${line} depends on the unit index: averaged over units, ${trips}`,
+  threadDependentTrips: (line: number, trips: string) =>
+    `loop at line ${line} starts at a thread-dependent index: counted with the first thread's trip count, ${trips}`,
+  tripsVary: (line: number, trips: string) => `trip count of the loop at line ${line} varies across invocations; the largest (${trips}) is counted`,
+  tripsPow2: (line: number, trips: string) => `trip count of the loop at line ${line} (${trips}) assumes power-of-two bounds`,
+  geometricSymbolic: (line: number, trips: string) =>
+    `loop at line ${line}: its ${trips} geometric steps are kept symbolic (bounds unknown); conditions on its variable use the variable's mean`,
+  laneUncountable: () => 'a condition on the local invocation id or a loop counter could not be evaluated: counted for every invocation (upper bound)',
+  maskMinBound: (bound: string, lanes: string, block: string) => `mask ${bt('< ' + bound)} covers ${lanes} of ${block} lanes: counted min(block, bound)`,
+  elemAssumedFp32: (name: string) => `element type of ${bt(name)} assumed fp32 (set it with --dtype ${name}=…)`,
+  elemFromCast: (name: string, dtype: string) => `element type of ${bt(name)} taken from the cast of the stored value (${dtype})`,
+  templateTypeFp32: (name: string) => `template type ${bt(name)} assumed fp32`,
+  tf32Dot: () => "fp32 tl.dot uses tf32 tensor cores (Triton's default input_precision)",
+  ieeeDot: () => 'fp32 tl.dot with input_precision="ieee" runs on CUDA cores (vector fp32 peak)',
+  int8Dot: () => 'int8 matrix products run on the int8 tensor-core peak: intensity in OP/B',
+  dotAccumulate: () => '`acc += tl.dot(…)` fused into the dot (its add is the MMA accumulation: no extra FLOPs)',
+  atomics: () => 'atomics count one store of each element (done in L2) and one load when the old value is used; 0 FLOPs (integer ones: 1 integer op)',
+  namedMath: (name: string, what: string) => `${bt(name)} counted as the math function its name says (${what})`,
+  autotuneFirst: () => 'tile sizes from the first autotune config (autotuning may pick another)',
+  pointerNonNull: () => 'pointer arguments assumed non-null',
+  subgroup32: () => 'subgroup reductions assume 32-wide subgroups: 31 operations per subgroup',
+  textureFormat: (name: string) =>
+    `texel format of ${bt(name)} is not in its WGSL type: assumed rgba8unorm (4 B per texel); set it with --dtype ${name}=rgba16float (8 B) or =rgba32float (16 B)`,
+  staleResult: () => 'stale: showing the last good analysis (the function does not parse now)',
+  indexIsInteger: (name: string) => `${bt(name)} is used as an index: read as integers, not data to compute on`,
+  hostSizes: (what: string) => `sizes from the host code: ${what}`,
+  footprintWhole: (target: string, line: number, why: string) =>
+    `compulsory traffic: the index of ${bt(target)} (line ${line}) ${why}; assumed to touch the whole array`,
+  armChosen: (what: string, line: number, arm: string, others: string, why: 'data' | 'compile', probed: boolean) =>
+    `${bt(what)} (line ${line}): the costlier arm, ${arm}, is counted${others ? ` (not ${others})` : ''} — ${
+      why === 'data' ? 'the condition depends on data (upper bound)' : 'a compile-time value is not bound (bind it to decide)'
+    }${probed ? '; arms compared with unbound sizes at 1024' : ''}`,
+  peakFallback: (note: string) => note,
+} as const;
+
+export type AssumptionId = keyof typeof ASSUMPTIONS;
+
+export interface Assumption {
+  id: AssumptionId;
+  text: string;
+}
+
+export function assumption<K extends AssumptionId>(id: K, ...args: Parameters<(typeof ASSUMPTIONS)[K]>): Assumption {
+  return { id, text: (ASSUMPTIONS[id] as (...a: unknown[]) => string)(...args) };
 }

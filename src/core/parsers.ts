@@ -38,12 +38,10 @@ export function initParsers(load: WasmLoader): Promise<Parsers> {
 }
 
 /** Parses with a progress budget, so a pathological file cannot stall the host. */
-export function parseWithBudget(parser: Parser, source: string, oldTree: Tree | null, budgetMs: number): Tree | null {
-  const deadline = Date.now() + budgetMs;
+export function parseWithBudget(parser: Parser, source: string, oldTree: Tree | null, budgetMs: number | undefined): Tree | null {
+  const deadline = budgetMs === undefined ? Infinity : Date.now() + budgetMs;
   try {
-    return parser.parse(source, oldTree, {
-      progressCallback: () => Date.now() > deadline,
-    } as never);
+    return parser.parse(source, oldTree, (deadline === Infinity ? {} : { progressCallback: () => Date.now() > deadline }) as never);
   } catch {
     return null;
   }
@@ -74,7 +72,7 @@ function pointAt(source: string, index: number): { row: number; column: number }
  * the old tree is edited, and tree-sitter re-parses only what changed. The
  * returned tree belongs to the cache: callers must not delete it.
  */
-export function parseCached(parser: Parser, key: string, source: string, budgetMs: number): Tree | null {
+export function parseCached(parser: Parser, key: string, source: string, budgetMs: number | undefined): Tree | null {
   const cacheKey = `${parser.language?.name ?? '?'}:${key}`;
   const prev = treeCache.get(cacheKey);
   if (prev && prev.source === source) {

@@ -13,7 +13,7 @@ import { findGpu, validateCustomGpu } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import type { Parsers } from '../core/parsers';
 import type { FileReport } from '../core/report/types';
-import { WGSL_MSG } from '../core/frontends/wgsl/messages';
+import { assumption } from '../core/messages';
 import type { Seed } from './corpus';
 import type { FuzzLanguage } from './hostile';
 import { mutate } from './mutate';
@@ -158,11 +158,11 @@ export function judge(a: Analysis, input: ReplayInput, cfg: Pick<FuzzConfig, 'bu
 // Incremental against cold
 // ---------------------------------------------------------------------------
 
-const VOLATILE_CODES = new Set(['budget', 'partial', 'wgsl.stale']);
+const VOLATILE_CODES = new Set(['budget', 'partial', 'stale', 'kernelTruncated']);
 
 /** What must not depend on caches: the kernels (not the stale ones WGSL keeps on purpose) and the diagnostics. */
 function comparable(r: FileReport): string {
-  const staleNote = WGSL_MSG.staleAssumption();
+  const staleNote = assumption('staleResult').text;
   const stale = r.kernels.filter((k) => k.assumptions.includes(staleNote)).map((k) => `${k.name}: `);
   const kernels = r.kernels.filter((k) => !k.assumptions.includes(staleNote));
   const diagnostics = r.diagnostics.filter((d) => !VOLATILE_CODES.has(d.code) && !stale.some((s) => d.message.startsWith(s)));

@@ -2,8 +2,10 @@
  * Counting: kernel IR + bindings + GPU → the per-unit report.
  *
  *   IR region tree ──► symbolic totals (formulas)
- *                 └──► numeric totals (each event × its enclosing trips)
+ *                 └──► numeric totals (each event × its enclosing trips;
+ *                      of a choice, the costlier arm: engine/choice.ts)
  *                           └──► intensities ──► roofline (peak, ridge, bound)
+ *                           └──► honesty: complete / lower bounds (engine/honesty.ts)
  *
  * Numeric totals are evaluated event by event rather than from the symbolic
  * sum, so a formula too long to print never costs a number.
@@ -13,6 +15,10 @@ import type { Event, KernelIR, Region } from '../ir';
 import { add, evaluate, freeSymbols, mul, num as numExpr, ONE, printExpr, type Env, type Expr } from '../sym/expr';
 import type { BreakdownItem, KernelReport, PerUnit, RegionReport, TimeBounds } from '../report/types';
 import { choosePeak, roofline } from './roofline';
+import { armCost, PROBE_ENV_VALUE } from '../engine/choice';
+import { completeness } from '../engine/honesty';
+import { assumption, type Assumption } from '../messages';
+import { steadyState } from '../engine/steady';
 
 interface Acc {
   flops: number | null;
@@ -39,28 +45,41 @@ function finite(x: number | null): number | null {
   return x !== null && Number.isFinite(x) ? x : null;
 }
 
+type Keyed = Map<string, { label: string; line: number; value: number | null; formula: Expr[] }>;
+
 interface Walk {
   env: Env;
-  totals: Acc;
+  gpu: GpuSpec;
   symFlops: Expr[];
   symLoad: Expr[];
   symStore: Expr[];
   regions: RegionReport[];
-  flopsByKey: Map<string, { label: string; line: number; value: number | null; formula: Expr[] }>;
-  bytesByKey: Map<string, { label: string; line: number; value: number | null; formula: Expr[] }>;
+  flopsByKey: Keyed;
+  bytesByKey: Keyed;
   /** FLOPs by (dtype, tensorCore) for the compute dtype. */
   flopsByType: Map<string, number>;
   free: Set<string>;
+  /** Sentences about the choices made (which arm counted, and why). */
+  chosen: Assumption[];
 }
 
-function record(
-  m: Walk['flopsByKey'],
-  key: string,
-  label: string,
-  line: number,
-  value: number | null,
-  formula: Expr,
-): void {
+function newWalk(env: Env, gpu: GpuSpec, free: Set<string>): Walk {
+  return { env, gpu, symFlops: [], symLoad: [], symStore: [], regions: [], flopsByKey: new Map(), bytesByKey: new Map(), flopsByType: new Map(), free, chosen: [] };
+}
+
+/** Adds a walk of an arm into its parent. */
+function mergeWalk(into: Walk, from: Walk): void {
+  into.symFlops.push(...from.symFlops);
+  into.symLoad.push(...from.symLoad);
+  into.symStore.push(...from.symStore);
+  into.regions.push(...from.regions);
+  into.chosen.push(...from.chosen);
+  for (const [k, v] of from.flopsByKey) for (const f of v.formula) record(into.flopsByKey, k, v.label, v.line, v.value, f);
+  for (const [k, v] of from.bytesByKey) for (const f of v.formula) record(into.bytesByKey, k, v.label, v.line, v.value, f);
+  for (const [k, v] of from.flopsByType) into.flopsByType.set(k, (into.flopsByType.get(k) ?? 0) + v);
+}
+
+function record(m: Keyed, key: string, label: string, line: number, value: number | null, formula: Expr): void {
   const cur = m.get(key);
   if (cur) {
     cur.value = addN(cur.value, value);
@@ -68,7 +87,12 @@ function record(
   } else m.set(key, { label, line, value, formula: [formula] });
 }
 
+function addAcc(acc: Acc, sub: Acc): void {
+  for (const k of Object.keys(acc) as (keyof Acc)[]) acc[k] = addN(acc[k], sub[k]);
+}
+
 function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc {
+  if (r.kind === 'choice') return walkChoice(r, mult, multVal, w);
   const trips = r.kind === 'loop' ? r.trips : ONE;
   const tripsVal = evaluate(trips, w.env);
   if (tripsVal === undefined) freeSymbols(trips, w.free);
@@ -76,11 +100,8 @@ function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
   const mv = multVal === null || tripsVal === undefined ? null : finite(multVal * Math.max(0, tripsVal));
   const acc = accZero();
   for (const e of r.events) addEvent(e, m, mv, w, acc);
-  for (const c of r.children) {
-    const sub = walkRegion(c, m, mv, w);
-    for (const k of Object.keys(acc) as (keyof Acc)[]) acc[k] = addN(acc[k], sub[k]);
-  }
-  if (r.kind !== 'kernel') {
+  for (const c of r.children) addAcc(acc, walkRegion(c, m, mv, w));
+  if (r.kind === 'loop' || r.kind === 'branch') {
     w.regions.push({
       line: r.line,
       kind: r.kind,
@@ -93,6 +114,40 @@ function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
     });
   }
   return acc;
+}
+
+/** A choice counts its costlier arm (COUNTING.md): every arm is walked apart, one is kept. */
+function walkChoice(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc {
+  const arms = r.children.map((c) => {
+    const sub = newWalk(w.env, w.gpu, new Set());
+    const acc = walkRegion({ ...c, kind: 'kernel' }, mult, multVal, sub);
+    // Arms whose counts are symbolic are compared with every free size at a probe value.
+    let probe: Acc | undefined;
+    if ([acc.flops, acc.load, acc.store].some((x) => x === null)) {
+      const env = new Map(w.env);
+      for (const s of sub.free) if (!env.has(s)) env.set(s, PROBE_ENV_VALUE);
+      probe = walkRegion({ ...c, kind: 'kernel' }, mult, multVal === null ? 1 : multVal, newWalk(env, w.gpu, new Set()));
+    }
+    return { region: c, acc, sub, cost: armCost(probe ?? acc, w.gpu), probed: probe !== undefined };
+  });
+  if (arms.length === 0) return accZero();
+  let best = arms[0];
+  for (const a of arms.slice(1)) if (a.cost > best.cost) best = a;
+  for (const s of best.sub.free) w.free.add(s);
+  mergeWalk(w, best.sub);
+  const others = arms.filter((a) => a !== best).map((a) => a.region.label);
+  w.chosen.push(assumption('armChosen', r.label, r.line, best.region.label, others.join(', '), r.why === 'compile' ? 'compile' : 'data', arms.some((a) => a.probed)));
+  w.regions.push({
+    line: r.line,
+    kind: 'branch',
+    label: `${r.label} → ${best.region.label} (costlier)`,
+    trips: 1,
+    tripsFormula: '1',
+    flops: best.acc.flops,
+    loadBytes: best.acc.load,
+    storeBytes: best.acc.store,
+  });
+  return best.acc;
 }
 
 function addEvent(e: Event, m: Expr, mv: number | null, w: Walk, acc: Acc): void {
@@ -150,20 +205,9 @@ export interface CountOptions {
 
 /** Counts one kernel and places it on the GPU's roofline. */
 export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
-  const w: Walk = {
-    env: opts.env,
-    totals: accZero(),
-    symFlops: [],
-    symLoad: [],
-    symStore: [],
-    regions: [],
-    flopsByKey: new Map(),
-    bytesByKey: new Map(),
-    flopsByType: new Map(),
-    free: new Set(),
-  };
-  const acc = walkRegion(k.body, ONE, 1, w);
-  for (const n of k.needed) if (!opts.env.has(n)) w.free.add(n);
+  const w = newWalk(opts.env, opts.gpu, new Set());
+  const acc = k.truncated || k.failed ? nullAcc() : walkRegion(k.body, ONE, 1, w);
+  const undecided = [...new Set(k.needed)].filter((n) => !opts.env.has(n)).sort();
 
   // Compute dtype: the arithmetic that dominates the FLOPs.
   let computeDtype: Dtype = 'fp32';
@@ -188,7 +232,8 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
 
   const peak = choosePeak(opts.gpu, computeDtype, tensorCore);
   const assumptions = [...k.assumptions];
-  if (peak.note) assumptions.push(peak.note);
+  if (peak.note) assumptions.push(assumption('peakFallback', peak.note));
+  for (const c of w.chosen) assumptions.push(c);
 
   const perUnitBytes = addN(acc.load, acc.store);
   const tileAI =
@@ -207,7 +252,7 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
   if (k.units && units === null) freeSymbols(k.units, w.free);
   let compulsory: KernelReport['compulsory'] = null;
   let compulsoryAI: number | null = null;
-  if (k.footprints.length > 0) {
+  if (k.footprints.length > 0 && !k.truncated && !k.failed) {
     let cl: number | null = 0;
     let cs: number | null = 0;
     for (const f of k.footprints) {
@@ -230,12 +275,14 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     compulsory = { loadBytes: null, storeBytes: null, flops: null, note: k.compulsoryNote };
   }
 
+  // Honesty: what could not be accounted for makes the numbers bounds, never clean figures.
+  const honest = completeness(k, { flops: acc.flops, bytes: perUnitBytes, intensity: tileAI === Infinity ? null : tileAI });
   const rl = roofline({
     peak: peak.flops,
     memoryBandwidth: opts.gpu.memoryBandwidth,
     l2Bandwidth: opts.gpu.l2Bandwidth,
-    tileIntensity: tileAI,
-    compulsoryIntensity: compulsoryAI,
+    tileIntensity: honest.intensity === 'unknown' ? null : tileAI,
+    compulsoryIntensity: honest.intensity === 'unknown' ? null : compulsoryAI,
   });
 
   const perUnit: PerUnit = { flops: acc.flops, loadBytes: acc.load, storeBytes: acc.store };
@@ -244,9 +291,12 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
   if (acc.special !== 0) perUnit.specialOps = acc.special;
   if (acc.int !== 0) perUnit.intOps = acc.int;
 
-  const timeOf = (flops: number | null, bytes: number | null): TimeBounds => {
+  // Time bounds agree with `attainable`: the memory term is the larger of DRAM and L2 time.
+  const timeOf = (flops: number | null, dramBytes: number | null, tileBytes: number | null): TimeBounds => {
     const math = flops === null ? null : finite(flops / peak.flops);
-    const memory = bytes === null ? null : finite(bytes / opts.gpu.memoryBandwidth);
+    const dram = dramBytes === null ? null : finite(dramBytes / opts.gpu.memoryBandwidth);
+    const l2 = opts.gpu.l2Bandwidth && tileBytes !== null ? finite(tileBytes / opts.gpu.l2Bandwidth) : null;
+    const memory = dram === null ? null : l2 === null ? dram : Math.max(dram, l2);
     return {
       math,
       memory,
@@ -254,12 +304,9 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
       upper: math === null || memory === null ? null : math + memory,
     };
   };
-  const launchBytes =
-    compulsory && compulsory.loadBytes !== null && compulsory.storeBytes !== null
-      ? compulsory.loadBytes + compulsory.storeBytes
-      : units !== null && perUnitBytes !== null
-        ? finite(units * perUnitBytes)
-        : null;
+  const launchTileBytes = units !== null && perUnitBytes !== null ? finite(units * perUnitBytes) : null;
+  const launchDramBytes =
+    compulsory && compulsory.loadBytes !== null && compulsory.storeBytes !== null ? compulsory.loadBytes + compulsory.storeBytes : launchTileBytes;
 
   const bindings: Record<string, number | boolean | string> = {};
   const bindingSources: KernelReport['bindingSources'] = {};
@@ -269,13 +316,14 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
   }
   const unbound = [...w.free].filter((n) => !opts.env.has(n)).sort();
 
-  const toItems = (m: Walk['bytesByKey']): BreakdownItem[] =>
+  const toItems = (m: Keyed): BreakdownItem[] =>
     [...m.values()]
       .map((x) => ({ label: x.label, line: x.line, value: x.value, formula: printSum(x.formula) }))
       .sort((a, b) => (b.value ?? -1) - (a.value ?? -1));
 
   w.regions.sort((a, b) => a.line - b.line);
-  return {
+  const known = unbound.length === 0 && acc.flops !== null && perUnitBytes !== null;
+  const report: KernelReport = {
     name: k.name,
     line: k.line,
     ...(k.range ? { endLine: k.range.endLine + 1 } : {}),
@@ -284,10 +332,13 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     bindingSources,
     unbound,
     perUnit,
+    complete: honest.complete,
+    ...(honest.complete ? {} : { incompleteReasons: honest.reasons, bounds: honest.bounds }),
+    ...(undecided.length ? { undecided } : {}),
     units,
     computeDtype,
-    arithmeticIntensity: tileAI === Infinity ? null : tileAI,
-    compulsoryIntensity: compulsoryAI === Infinity ? null : compulsoryAI,
+    arithmeticIntensity: tileAI === Infinity || honest.intensity === 'unknown' ? null : tileAI,
+    compulsoryIntensity: compulsoryAI === Infinity || honest.intensity === 'unknown' ? null : compulsoryAI,
     compulsory,
     peak: { kind: peak.kind, dtype: peak.dtype, flops: peak.flops },
     ridgePoint: rl.ridgePoint,
@@ -296,8 +347,8 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     boundLevel: rl.boundLevel,
     attainableFlops: rl.attainable,
     time: {
-      perUnit: timeOf(acc.flops, perUnitBytes),
-      launch: units === null ? null : timeOf(acc.flops === null ? null : finite(units * acc.flops), launchBytes),
+      perUnit: timeOf(acc.flops, perUnitBytes, perUnitBytes),
+      launch: units === null ? null : timeOf(acc.flops === null ? null : finite(units * acc.flops), launchDramBytes, launchTileBytes),
     },
     formulas: {
       flops: printSum(w.symFlops),
@@ -307,9 +358,19 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     },
     regions: w.regions,
     breakdown: { flops: toItems(w.flopsByKey), bytes: toItems(w.bytesByKey) },
-    assumptions,
-    status: unbound.length === 0 && acc.flops !== null && perUnitBytes !== null ? 'ok' : 'partial',
+    assumptions: assumptions.map((a) => a.text),
+    assumptionIds: assumptions.map((a) => a.id),
+    status: k.truncated || k.failed || !known ? 'partial' : honest.complete ? 'ok' : 'incomplete',
   };
+  if (!known && !k.truncated && !k.failed) {
+    const steady = steadyState(k, opts, report);
+    if (steady) report.arithmeticIntensitySteady = steady;
+  }
+  return report;
+}
+
+function nullAcc(): Acc {
+  return { flops: null, load: null, store: null, shared: 0, uniform: 0, special: 0, int: 0 };
 }
 
 function findFirst(r: Region, pred: (e: Event) => boolean): Event | undefined {
@@ -320,7 +381,6 @@ function findFirst(r: Region, pred: (e: Event) => boolean): Event | undefined {
   }
   return undefined;
 }
-
 
 /** Every symbol a kernel's counts, trips and units mention. */
 export function symbolsOf(k: KernelIR): Set<string> {

@@ -6,6 +6,8 @@
 import type { Dtype, GpuSpec } from '../gpus/types';
 import type { Diagnostic, Language, UnitKind, BindingSource } from '../ir';
 
+export type BoundKind = 'exact' | 'lower' | 'upper' | 'unknown';
+
 export interface PerUnit {
   flops: number | null;
   loadBytes: number | null;
@@ -53,6 +55,22 @@ export interface KernelReport {
   bindingSources: Record<string, { source: BindingSource; detail: string }>;
   unbound: string[];
   perUnit: PerUnit;
+  /**
+   * False when a memory access, call or branch could not be fully accounted
+   * for: the numbers are then bounds (see `bounds`), never clean figures.
+   */
+  complete: boolean;
+  /** Ids of the messages that cost the kernel counts (`unknownCall`, `unattributedStore`, …). */
+  incompleteReasons?: string[];
+  /** Which way each number can be off when the kernel is incomplete. */
+  bounds?: { flops: BoundKind; bytes: BoundKind; arithmeticIntensity: BoundKind };
+  /**
+   * When only loop trip counts are unknown: the intensity of the dominant loop
+   * per iteration (its limit as the symbols grow when `limit`), never the full count.
+   */
+  arithmeticIntensitySteady?: { value: number; loopLine: number; loopLabel: string; independentOf: string[]; limit: boolean };
+  /** Compile-time values that are not bound: the costlier choice was counted; binding them decides. */
+  undecided?: string[];
   units: number | null;
   computeDtype: Dtype;
   arithmeticIntensity: number | null;
@@ -69,8 +87,14 @@ export interface KernelReport {
   regions: RegionReport[];
   breakdown: { flops: BreakdownItem[]; bytes: BreakdownItem[] };
   assumptions: string[];
-  /** 'ok' when every count evaluated, 'partial' when some are symbolic. */
-  status: 'ok' | 'partial';
+  /** The id of each assumption (messages.ts), in the same order. */
+  assumptionIds: string[];
+  /**
+   * 'ok' when every count evaluated and the kernel is complete; 'incomplete'
+   * when the counts evaluated but are bounds (`complete: false`); 'partial'
+   * when some are symbolic, or the analysis was cut short.
+   */
+  status: 'ok' | 'partial' | 'incomplete';
   /** Measured results matched from an imported profile (one per launch group). */
   measured?: MeasuredSummary[];
 }

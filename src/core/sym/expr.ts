@@ -11,12 +11,13 @@
  * stop being finite poison the expression into `UNKNOWN_NUMBER`, which
  * evaluates to `undefined`.
  */
+import { foldNumbers } from './fold';
 
 export type Atom =
   | { kind: 'sym'; name: string; key: string }
   | { kind: 'fn'; fn: FnName; args: Expr[]; key: string };
 
-export type FnName = 'cdiv' | 'floordiv' | 'div' | 'mod' | 'min' | 'max' | 'log2' | 'pow' | 'opaque';
+export type FnName = 'cdiv' | 'floordiv' | 'div' | 'mod' | 'min' | 'max' | 'log2' | 'pow' | 'and' | 'or' | 'xor' | 'opaque';
 
 interface Factor {
   atom: Atom;
@@ -313,6 +314,19 @@ export function pow(a: Expr, b: Expr): Expr {
   return fnAtom('pow', [a, b]);
 }
 
+/** Bitwise `&`, `|`, `^` of integers: folded when both are numbers, else kept until bound (`STAGE & 2`). */
+export function bitop(op: '&' | '|' | '^', a: Expr, b: Expr): Expr {
+  const ac = a.constant;
+  const bc = b.constant;
+  if (ac !== undefined && bc !== undefined) {
+    const r = foldNumbers(op, ac, bc);
+    return r === undefined ? poison() : num(r);
+  }
+  if (op === '&' && (ac === 0 || bc === 0)) return ZERO;
+  const [x, y] = exprKey(a) < exprKey(b) ? [a, b] : [b, a];
+  return fnAtom(op === '&' ? 'and' : op === '|' ? 'or' : 'xor', [x, y]);
+}
+
 export function log2(a: Expr): Expr {
   const ac = a.constant;
   if (ac !== undefined) return ac > 0 ? num(Math.log2(ac)) : poison();
@@ -388,6 +402,14 @@ function evalAtom(a: Atom, env: Env): number | undefined {
     case 'pow':
       r = Math.pow(vs[0], vs[1]);
       break;
+    case 'and':
+    case 'or':
+    case 'xor': {
+      const x = foldNumbers(a.fn === 'and' ? '&' : a.fn === 'or' ? '|' : '^', vs[0], vs[1]);
+      if (x === undefined) return undefined;
+      r = x;
+      break;
+    }
     default:
       return undefined;
   }
@@ -427,6 +449,12 @@ export function mapAtom(a: Atom, f: (name: string) => Expr | undefined): Expr {
       return log2(args[0]);
     case 'pow':
       return pow(args[0], args[1]);
+    case 'and':
+      return bitop('&', args[0], args[1]);
+    case 'or':
+      return bitop('|', args[0], args[1]);
+    case 'xor':
+      return bitop('^', args[0], args[1]);
     default:
       return fromAtom(a);
   }
@@ -469,6 +497,7 @@ function printAtom(a: Atom): string {
   if (a.fn === 'div') return `(${args[0]})/(${args[1]})`;
   if (a.fn === 'floordiv') return `⌊${args[0]} / ${args[1]}⌋`;
   if (a.fn === 'mod') return `(${args[0]} mod ${args[1]})`;
+  if (a.fn === 'and' || a.fn === 'or' || a.fn === 'xor') return `(${args[0]} ${a.fn === 'and' ? '&' : a.fn === 'or' ? '|' : '^'} ${args[1]})`;
   return `${a.fn}(${args.join(', ')})`;
 }
 

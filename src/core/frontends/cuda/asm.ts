@@ -79,14 +79,14 @@ function instruction(st: Interp, ins: string, operand: (i: number) => Val, n: No
   if (parts[0] === 'ldmatrix') return ldmatrix(st, parts, ins, operand, n);
   if (parts[0] === 'cp' && parts[1] === 'async' && parts.includes('shared') && parts.includes('global')) return cpAsync(st, ins, operand, n);
   if (/^(ld|st|red|atom)$/.test(parts[0]) && (parts.includes('global') || parts.includes('shared')))
-    st.warn('unknownCall', n, `inline PTX \`${opcode}\` is not counted`);
+    st.say('inlineAsm', n, `PTX ${opcode}`);
 }
 
 function mma(st: Interp, parts: string[], n: Node): void {
   const shape = parts.find((p) => /^m\d+n\d+k\d+$/.test(p));
   const dims = shape ? shape.slice(1).split(/[nk]/).map(Number) : undefined;
   if (parts[0] === 'wgmma' || !dims) {
-    st.warn('unknownCall', n, `inline PTX \`${parts.join('.')}\` is not counted`);
+    st.say('inlineAsm', n, `PTX ${parts.join('.')}`);
     return;
   }
   const types = parts.filter((p) => p in PTX_TYPES).map((p) => PTX_TYPES[p]);

@@ -5,13 +5,14 @@
  * groups, `cp.async`. Anything else is an unknown call: a diagnostic, 0
  * FLOPs, and the loads of its arguments.
  */
-import { MSG } from '../../messages';
 import { add, cdiv, floordiv, max, min, mod, mul, num, sym as symbolic, type Expr } from '../../sym/expr';
 import { asyncCopy, inlineAsm } from './asm';
 import { convert, evalExpr, evalLvalue, evalTemplateArg, expandMacro, loadRef, member, sitePos, storeRef, type LRef } from './expr';
 import { tileExtent } from './footprint';
 import type { FnDef } from './file';
-import { ARITH, ATOMICS, conversionType, FMA, FREE, LOADS, NO_OPS, SHUFFLES, SPECIAL, STORES, VOTES } from './intrinsics';
+import { ATOMICS, conversionType, LOADS, NO_OPS, SHUFFLES, STORES, VOTES } from './intrinsics';
+import { mathKind } from '../../engine/math';
+import { unknownCall as reportUnknownCall } from '../../engine/calls';
 import { Scope, type Interp } from './state';
 import { execStmt } from './stmt';
 import { brief, named, type Node } from './syntax';
@@ -94,11 +95,11 @@ const MAX_CALL_DEPTH = 16;
 function inlineCall(st: Interp, def: FnDef, argNodes: Node[], targs: Node[], n: Node, self?: Val, structArgs?: Ty[]): Val {
   if (st.callStack.includes(def)) {
     for (const a of argNodes) evalExpr(st, a);
-    st.warn('recursion', n, MSG.recursion(def.name));
+    st.say('recursion', n, def.name);
     return unknownVal();
   }
   if (st.callStack.length >= MAX_CALL_DEPTH) {
-    st.warn('depthLimit', n, MSG.depthLimit(def.name));
+    st.say('depthLimit', n, `helper \`${def.name}\``);
     return unknownVal();
   }
   const params = def.params.map((p) => ({ type: p.childForFieldName('type'), decl: p.childForFieldName('declarator') }));
@@ -266,12 +267,18 @@ function dim3Val(dims: Expr[]): Val {
 
 function intrinsic(st: Interp, c: Callee, args: Node[], n: Node): Val {
   const name = c.name;
-  if (SPECIAL.has(name)) return math(st, name, args, n, 1, true);
-  if (FMA.has(name)) return math(st, name, args, n, 2, false);
-  if (ARITH.has(name)) return math(st, name, args, n, 1, false);
-  if (FREE.has(name)) return freeFn(st, name, args);
   const conv = conversionType(name);
   if (conv) return conversion(st, conv, args);
+  if (VOTES.has(name)) {
+    const vs = args.map((a) => evalExpr(st, a));
+    return { ty: INT, konst: false, data: vs.some((v) => v.data) || name.includes('sync') };
+  }
+  if (name === '__builtin_expect' || name === '__float2tf32' || name === '__float_to_tf32') return freeFn(st, name, args);
+  const kind = mathKind(name);
+  if (kind === 'special') return math(st, name, args, n, 1, true);
+  if (kind === 'fma') return math(st, name, args, n, 2, false);
+  if (kind === 'plain') return math(st, name, args, n, 1, false);
+  if (kind === 'free') return freeFn(st, name, args);
   if (LOADS.has(name)) return loadRef(st, derefOf(evalExpr(st, args[0] ?? null)), n);
   if (STORES.has(name)) {
     const p = evalExpr(st, args[0] ?? null);
@@ -281,10 +288,6 @@ function intrinsic(st: Interp, c: Callee, args: Node[], n: Node): Val {
   if (NO_OPS.has(name) || NO_OPS.has(`wmma::${name}`) || NO_OPS.has(`cg::${name}`)) {
     for (const a of args) evalExpr(st, a);
     return unknownVal(false);
-  }
-  if (VOTES.has(name)) {
-    const vs = args.map((a) => evalExpr(st, a));
-    return { ty: INT, konst: false, data: vs.some((v) => v.data) || name.includes('sync') };
   }
   const atomic = ATOMICS.exec(name);
   if (atomic) return atomicOp(st, atomic[2], args, n);
@@ -358,21 +361,23 @@ function derefOf(p: Val): LRef {
   return { k: 'mem', ptr: p.ptr, view: p.ty.k === 'ptr' ? p.ty.to : p.ptr.baseTy };
 }
 
-/** `atomicAdd(&x[i], v)`: a load and a store of one element per thread, and 1 FLOP for a floating add. */
+/**
+ * `atomicAdd(&x[i], v)` (COUNTING.md): 0 FLOPs; one store of the element per
+ * thread (done in L2), plus one load when the old value is used.
+ */
 function atomicOp(st: Interp, op: string, args: Node[], n: Node): Val {
   const p = evalExpr(st, args[0] ?? null);
-  const vals = args.slice(1).map((a) => evalExpr(st, a));
+  for (const a of args.slice(1)) evalExpr(st, a);
   const r = derefOf(p);
-  if (r.k !== 'mem') return unknownVal();
-  st.access('load', r.ptr, r.view, n);
-  st.access('store', r.ptr, r.view, n);
-  if ((op === 'Add' || op === 'Sub') && isFloatTy(r.view)) {
-    st.arith(`atomic${op}`, r.view, n);
-    if (r.ptr.space === 'global')
-      st.assume(`\`atomic${op}\` on global floating data counted as 1 FLOP and a load + store of one element per thread`);
-  } else if (op === 'Add' || op === 'Sub' || op === 'Inc' || op === 'Dec' || vals.some((v) => v.data)) {
-    st.intOp(`atomic${op}`, num(lanesOf(r.view)), n);
+  if (r.k !== 'mem') {
+    st.say('unattributedStore', n, brief(n, 40), 'the address must derive from a pointer argument or a shared array');
+    return unknownVal();
   }
+  if (n.parent?.type !== 'expression_statement') st.access('load', r.ptr, r.view, n);
+  st.access('store', r.ptr, r.view, n);
+  // Integer read-modify-writes are integer work (intOps); a floating one is 0 FLOPs (COUNTING.md).
+  if (op !== 'Exch' && op !== 'CAS' && !isFloatTy(r.view)) st.intOp(`atomic${op}`, num(lanesOf(r.view)), n);
+  st.assume('atomics');
   return { ty: r.view, konst: false, data: true };
 }
 
@@ -406,7 +411,7 @@ function wmmaMove(st: Interp, kind: 'load' | 'store', args: Node[], n: Node): Va
   const layout = args[3] ? args[3].text : '';
   for (const extra of args.slice(4)) evalExpr(st, extra);
   if (!f || !p.ptr) {
-    st.warn('unknownCall', n, `\`${kind}_matrix_sync\` on a fragment or pointer the analysis cannot follow: counted as 0`);
+    st.say('fragmentUnknown', n, `${kind}_matrix_sync`);
     return unknownVal(false);
   }
   const [rows, cols] = tileShape(f, layout);
@@ -427,7 +432,7 @@ function wmmaMma(st: Interp, args: Node[], n: Node): Val {
   const vals = args.map((a) => evalExpr(st, a));
   const a = fragOf(vals[1] ?? unknownVal());
   if (!a) {
-    st.warn('unknownCall', n, '`mma_sync` on fragments the analysis cannot follow: counted as 0');
+    st.say('fragmentUnknown', n, 'mma_sync');
     return unknownVal(false);
   }
   st.flop('dot', 'wmma::mma_sync', a.dtype, num(2 * a.m * a.n * a.kk), n, { tensorCore: true, group: 32 });
@@ -468,11 +473,13 @@ function pipelineCopy(st: Interp, args: Node[], n: Node): Val {
 
 // ------------------------------------------------------------------ unknown calls
 
+/** A call the analysis cannot see (engine/calls.ts): 0 FLOPs, said; its result keeps its arguments' type. */
 function unknownCall(st: Interp, name: string, args: Node[], n: Node): Val {
   const vals = args.map((a) => evalExpr(st, a));
   const unseen = st.file.includes.filter((i) => !i.system).map((i) => `"${i.path}"`);
-  const where = unseen.length > 0 ? ` (it may come from ${unseen.join(', ')}, which is not analysed)` : '';
-  st.warn('unknownCall', n, MSG.unknownCall(name) + where);
+  if (!st.host && st.silent === 0)
+    reportUnknownCall(st.notes, { name, line: st.line(n), pointer: vals.some((v) => !!v.ptr && v.ptr.space !== 'local'), ...(unseen.length ? { from: unseen.join(', ') } : {}) });
   const f = vals.find((v) => isFloatTy(v.ty));
-  return { ty: f?.ty ?? UNKNOWN, konst: false, data: true };
+  const i = vals.find((v) => v.ty.k === 'num');
+  return { ty: f?.ty ?? i?.ty ?? UNKNOWN, konst: false, data: true };
 }

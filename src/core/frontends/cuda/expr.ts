@@ -16,6 +16,7 @@ import {
   scale,
   sub,
   sym,
+  bitop,
   type Expr,
 } from '../../sym/expr';
 import { promote } from '../common';
@@ -56,7 +57,7 @@ const MAX_DEPTH = 200;
 export function evalExpr(st: Interp, n: Node | null): Val {
   if (!n) return unknownVal(false);
   if (st.depth > MAX_DEPTH) {
-    st.warn('depthLimit', n, 'expression nested too deeply to follow: the rest of it is counted as 0');
+    st.say('depthLimit', n, 'an expression');
     return unknownVal();
   }
   st.depth++;
@@ -120,7 +121,7 @@ function evalNode(st: Interp, n: Node): Val {
       for (const c of named(n)) evalExpr(st, c);
       return unknownVal(false);
     case 'lambda_expression':
-      st.warn('unknownCall', n, 'lambda expressions are not analysed: counted as 0');
+      st.say('lambda', n);
       return unknownVal();
     default:
       for (const c of named(n)) evalExpr(st, c);
@@ -183,9 +184,10 @@ function fileName(st: Interp, name: string, n: Node): Val {
   if (DOUBLE_CONSTANTS.has(name)) return { ty: DOUBLE, konst: true, data: false };
   if (!st.file.functions.has(name) && !st.unknownNames.has(name) && st.silent === 0) {
     st.unknownNames.add(name);
-    st.warn('unbound', n, `\`${name}\` is not defined in this file (a macro from a header?): kept as a symbol; bind it with --set ${name}=…`, 'info');
+    st.say('undefinedName', n, name);
   }
-  return intVal(sym(name));
+  // A name from a header (`SCALE`, `TILE`) is a compile-time constant that is not bound.
+  return intVal(sym(name), true);
 }
 
 /** A numeric constant gets a named symbol (bound to its value), so formulas print `BLOCK` rather than 256. */
@@ -448,7 +450,7 @@ export function member(st: Interp, base: Val, f: string, n: Node): Val {
   if (base.obj?.fields?.has(f)) return base.obj.fields.get(f)!;
   if (base.ty.k === 'num' && base.ty.lanes > 1 && COMPONENTS.includes(f)) return { ...base, ty: scalarOf(base.ty), e: undefined };
   if (base.ty.k === 'num' && base.ty.lanes === 2 && (f === 'first' || f === 'second')) return { ...base, ty: scalarOf(base.ty) };
-  if (!base.data && base.ty.k === 'unknown') st.warn('unknownCall', n, `member \`${brief(n, 40)}\` of a value the analysis does not know: counted as 0`, 'info');
+  if (!base.data && base.ty.k === 'unknown') st.say('unknownMember', n, brief(n, 40));
   return unknownVal(base.data);
 }
 
@@ -504,7 +506,7 @@ function binary(st: Interp, n: Node): Val {
 /** A binary operator on two values (also the arithmetic of compound assignments). */
 function binaryOp(st: Interp, op: string, a: Val, b: Val, n: Node): Val {
   if (COMPARISONS.has(op) && (a.ty.k === 'ptr' || b.ty.k === 'ptr') && (op === '==' || op === '!=')) {
-    st.assume('pointer arguments assumed non-null');
+    st.assume('pointerNonNull');
     return { ...boolVal({ k: 'cmp', op, a: num(1), b: num(0) }, false), konst: true };
   }
   if (COMPARISONS.has(op)) {
@@ -582,7 +584,10 @@ function intExpr(op: string, x: Expr, y: Expr): Expr | undefined {
     case '>>':
       return yc !== undefined ? floordiv(x, num(Math.pow(2, yc))) : undefined;
     case '&':
-      return yc !== undefined && yc > 0 && ((yc + 1) & yc) === 0 ? mod(x, num(yc + 1)) : undefined;
+      return yc !== undefined && yc > 0 && ((yc + 1) & yc) === 0 ? mod(x, num(yc + 1)) : bitop('&', x, y);
+    case '|':
+    case '^':
+      return bitop(op, x, y);
     default:
       return undefined;
   }
@@ -633,6 +638,8 @@ function ternary(st: Interp, n: Node): Val {
       if (!out) out = v;
     },
     guard: false,
+    condNode: n.childForFieldName('condition'),
+    ternary: true,
   });
   return out ?? unknownVal(c.data);
 }

@@ -9,7 +9,8 @@
  * would see them.
  */
 import type { Diagnostic } from '../../ir';
-import { diag, MSG } from '../../messages';
+import { say } from '../../messages';
+import { foldNumbers } from '../../sym/fold';
 import { brief, hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
 
 export interface MacroDef {
@@ -267,7 +268,7 @@ export class FileInfo {
     const v = this.ppValue(cond, b.startIndex, 0);
     if (v === undefined) {
       // Not computable (too deep, an unsupported operator): the branch is kept, and said so.
-      this.diagnostics.push(diag('unknownCondition', lineOf(b), 'info', MSG.unknownCondition(brief(cond, 50)) + ' (the `#if` branch is analysed)'));
+      this.diagnostics.push(say('ppUnknown', lineOf(b), brief(cond, 50)));
       return true;
     }
     return v !== 0;
@@ -323,9 +324,7 @@ export class FileInfo {
     }
     if (!m && !this.undefinedInIf.has(n.text)) {
       this.undefinedInIf.add(n.text);
-      this.diagnostics.push(
-        diag('unknownCondition', lineOf(n), 'info', `\`#if\` uses \`${n.text}\`, which this file does not define: taken as 0 (set it with --set ${n.text}=…)`),
-      );
+      this.diagnostics.push(say('ppUndefined', lineOf(n), n.text));
     }
     return 0;
   }
@@ -527,45 +526,7 @@ export function parseIntLiteral(text: string): number | undefined {
 }
 
 /** C integer arithmetic on plain numbers (the preprocessor's and folded constants'). */
+/** Integer constant folding with C semantics (engine rule: sym/fold.ts). */
 export function foldInt(op: string, a: number, b: number): number | undefined {
-  switch (op) {
-    case '+':
-      return a + b;
-    case '-':
-      return a - b;
-    case '*':
-      return a * b;
-    case '/':
-      return b === 0 ? undefined : Math.trunc(a / b);
-    case '%':
-      return b === 0 ? undefined : a % b;
-    case '<<':
-      return a * Math.pow(2, b);
-    case '>>':
-      return Math.floor(a / Math.pow(2, b));
-    case '&':
-      return a & b;
-    case '|':
-      return a | b;
-    case '^':
-      return a ^ b;
-    case '&&':
-      return a && b ? 1 : 0;
-    case '||':
-      return a || b ? 1 : 0;
-    case '<':
-      return a < b ? 1 : 0;
-    case '<=':
-      return a <= b ? 1 : 0;
-    case '>':
-      return a > b ? 1 : 0;
-    case '>=':
-      return a >= b ? 1 : 0;
-    case '==':
-      return a === b ? 1 : 0;
-    case '!=':
-      return a !== b ? 1 : 0;
-    default:
-      return undefined;
-  }
+  return foldNumbers(op, a, b, 'trunc');
 }

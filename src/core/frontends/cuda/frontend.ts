@@ -9,9 +9,10 @@
  * Never throws on user input: what cannot be read becomes a diagnostic.
  */
 import { hash53 } from '../../hash';
-import type { Frontend, FrontendContext } from '../../analyze';
+import { KernelCache, runKernels } from '../../engine/driver';
+import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
-import { diag, MSG } from '../../messages';
+import { say } from '../../messages';
 import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import type { Tree } from 'web-tree-sitter';
@@ -24,17 +25,21 @@ const MAX_SEARCH_DEPTH = 256;
 export const cudaFrontend: Frontend = (ctx) => {
   const diagnostics: Diagnostic[] = [];
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
-  const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, 1000);
-  if (!tree) return { language: 'cuda', kernels: [], diagnostics: [diag('parseError', 1, 'error', MSG.parseError('the file could not be parsed'))] };
+  const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs);
+  if (!tree) return { language: 'cuda', kernels: [], diagnostics: [say('parserGaveUp', 1, 'CUDA')] };
   const snippets = new Snippets(ctx.parsers.cuda);
   const closed = closeBraces(ctx, tree.rootNode);
   try {
     diagnostics.push(...syntaxErrors(tree.rootNode));
     const file = new FileInfo((closed ?? tree).rootNode, snippets, userValues(ctx));
     diagnostics.push(...file.diagnostics, ...includeNotes(file));
-    const kernels = analyzeKernels(ctx, file, diagnostics, closed ? `${ctx.source}\n;}` : ctx.source);
-    if (file.kernels.length === 0) diagnostics.push(diag('noKernels', 1, 'info', MSG.noKernels('CUDA (`__global__`)')));
-    return { language: 'cuda', kernels, diagnostics } satisfies FileIR;
+    const r = analyzeKernels(ctx, file, closed ? `${ctx.source}\n;}` : ctx.source);
+    diagnostics.push(...r.diagnostics);
+    if (file.kernels.length === 0) {
+      const defs = (ctx.source.match(/__global__/g) ?? []).length;
+      diagnostics.push(defs > 0 ? say('kernelsNotFound', 1, 'CUDA', `${defs} \`__global__\` function(s)`) : say('noKernels', 1, 'CUDA (`__global__`)'));
+    }
+    return { language: 'cuda', kernels: r.kernels, diagnostics, ...(r.incomplete ? { incomplete: r.incomplete } : {}) } satisfies FileIR;
   } finally {
     snippets.dispose();
     closed?.delete();
@@ -44,13 +49,12 @@ export const cudaFrontend: Frontend = (ctx) => {
 /**
  * Analysed kernels by everything they depend on: their own text and first
  * line, the rest of the file (macros, helpers, constants, launches), and the
- * user's inputs. An edit re-analyses only the kernels it touched.
+ * user's inputs (engine/driver.ts). An edit re-analyses only the kernels it touched.
  */
-const MAX_CACHED_KERNELS = 4096;
-const kernelCache = new Map<string, KernelIR>();
+const cache = new KernelCache();
 
 export function clearCudaCache(): void {
-  kernelCache.clear();
+  cache.clear();
 }
 
 /**
@@ -93,32 +97,24 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
   return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, diagnostics: Diagnostic[], source: string): KernelIR[] {
-  const out: KernelIR[] = [];
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, source: string): ReturnType<typeof runKernels> {
   const context = hash53(outsideKernels(source, file));
-  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value, p.line])]);
-  for (const def of file.kernels) {
-    if (ctx.budget.spent()) break;
-    try {
+  return runKernels(
+    ctx,
+    cache,
+    'cuda',
+    'block',
+    file.kernels.map((def) => {
       const own = def.template ?? def.node;
-      const key = [own.text, lineOf(own), context, inputs].join('\0');
-      let k = kernelCache.get(key);
-      if (k) {
-        kernelCache.delete(key);
-        kernelCache.set(key, k);
-      } else {
-        k = analyzeKernel(ctx, file, def);
-        if (!ctx.budget.expired) {
-          kernelCache.set(key, k);
-          while (kernelCache.size > MAX_CACHED_KERNELS) kernelCache.delete(kernelCache.keys().next().value as string);
-        }
-      }
-      out.push(k);
-    } catch (e) {
-      diagnostics.push(diag('internal', lineOf(def.node), 'error', MSG.internal(`kernel \`${def.name}\`: ${String((e as Error)?.message ?? e)}`)));
-    }
-  }
-  return out;
+      return {
+        key: [own.text, lineOf(own), context].join('\0'),
+        name: def.name,
+        line: lineOf(def.node),
+        range: { startLine: own.startPosition.row, endLine: def.node.endPosition.row },
+        run: () => analyzeKernel(ctx, file, def),
+      };
+    }),
+  );
 }
 
 /** Numeric `--set` values and pragmas, for `#if` / `#ifdef`. */
@@ -135,13 +131,13 @@ function syntaxErrors(root: Node): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const e of root.descendantsOfType('ERROR')) {
     if (out.length >= MAX_SYNTAX_DIAGNOSTICS) break;
-    out.push(diag('parseError', lineOf(e), 'warning', MSG.parseError(`cannot read \`${brief(e, 40)}\``)));
+    out.push(say('parseError', lineOf(e), `cannot read \`${brief(e, 40)}\``));
   }
   const missing: { node: Node; parent: Node }[] = [];
   findMissing(root, missing);
   for (const { node: m, parent } of missing.slice(0, MAX_SYNTAX_DIAGNOSTICS)) {
     const opener = lineOf(parent);
-    out.push(diag('parseError', opener, 'warning', MSG.parseError(`missing \`${m.type}\` (the construct starting at line ${opener} is not closed)`)));
+    out.push(say('parseError', opener, `missing \`${m.type}\` (the construct starting at line ${opener} is not closed)`));
   }
   return out;
 }
@@ -163,5 +159,5 @@ function findMissing(n: Node, out: { node: Node; parent: Node }[], depth = 0): v
 function includeNotes(file: FileInfo): Diagnostic[] {
   return file.includes
     .filter((i) => !i.system)
-    .map((i) => diag('unknownCall', i.line, 'info', `\`#include "${i.path}"\` is not analysed: macros and helpers defined there are unknown here`));
+    .map((i) => say('includeNotRead', i.line, i.path));
 }

@@ -51,30 +51,7 @@ export interface Interval {
 
 export { mapSyms };
 
-/**
- * The coefficients of `e = c0 + c1·name`, when `e` is linear in `name`
- * (and `name` does not occur inside a function such as `floordiv`).
- */
-export function linearIn(e: Expr, name: string): { c0: Expr; c1: Expr } | undefined {
-  if (e.poisoned) return undefined;
-  const c0: Expr[] = [];
-  const c1: Expr[] = [];
-  for (const m of e.terms.values()) {
-    let hit = 0;
-    const rest: Expr[] = [num(m.coef)];
-    for (const fac of m.factors) {
-      if (fac.atom.kind === 'sym' && fac.atom.name === name) {
-        hit += fac.pow;
-        continue;
-      }
-      if (fac.atom.kind === 'fn' && fac.atom.args.some((x) => freeSymbols(x).has(name))) return undefined;
-      rest.push(pow(mapAtom(fac.atom, () => undefined), num(fac.pow)));
-    }
-    if (hit > 1) return undefined;
-    (hit === 1 ? c1 : c0).push(mul(...rest));
-  }
-  return { c0: add(...c0), c1: add(...c1) };
-}
+export { linearIn } from '../../sym/linear';
 
 /** The registry of index symbols of one kernel analysis. */
 export class IndexSyms {
@@ -121,12 +98,12 @@ export class IndexSyms {
    * their middle (exact on average for triangular loops), geometric loop
    * variables by their mean. Opaque symbols stay (the caller checks).
    */
-  eliminate(e: Expr): Expr {
+  eliminate(e: Expr, keep?: ReadonlySet<SymKind>): Expr {
     let cur = e;
-    for (let round = 0; round < 8 && !this.uniformExceptOpaque(cur); round++) {
+    for (let round = 0; round < 8 && !this.uniformExceptOpaque(cur, keep); round++) {
       cur = mapSyms(cur, (n) => {
         const i = this.info.get(n);
-        if (!i || i.kind === 'opaque') return undefined;
+        if (!i || i.kind === 'opaque' || keep?.has(i.kind)) return undefined;
         if (i.kind === 'iter') return scale(add(i.lo, i.hi), 0.5);
         if (i.kind === 'geom') return i.avg ?? i.lo;
         return i.rep ?? i.lo;
@@ -135,10 +112,10 @@ export class IndexSyms {
     return cur;
   }
 
-  private uniformExceptOpaque(e: Expr): boolean {
+  private uniformExceptOpaque(e: Expr, keep?: ReadonlySet<SymKind>): boolean {
     for (const n of freeSymbols(e)) {
       const i = this.info.get(n);
-      if (i && i.kind !== 'opaque') return false;
+      if (i && i.kind !== 'opaque' && !keep?.has(i.kind)) return false;
     }
     return true;
   }

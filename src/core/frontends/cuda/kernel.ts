@@ -8,9 +8,8 @@
  * Template arguments: `--set`/`--dtype`, the launch, an explicit
  * instantiation, the defaults.
  */
-import type { FrontendContext } from '../../analyze';
+import type { FrontendContext } from '../../frontend';
 import type { KernelIR, Region } from '../../ir';
-import { MSG } from '../../messages';
 import { mul, num, ONE, sub, sym, ZERO, type Expr } from '../../sym/expr';
 import { parseDtype, seedBindings } from '../common';
 import { evalExpr, evalTemplateArg } from './expr';
@@ -59,9 +58,9 @@ export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef):
     bindings: b.toRecord(),
     footprints: fp.footprints,
     ...(fp.note ? { compulsoryNote: fp.note } : {}),
-    assumptions: st.assumptions,
-    diagnostics: st.diagnostics,
-    needed: [...st.needed],
+    assumptions: st.notes.assumptions,
+    diagnostics: st.notes.diagnostics,
+    needed: [...st.notes.needed],
   };
 }
 
@@ -105,8 +104,8 @@ function typeParam(st: Interp, name: string, fromLaunch: LaunchInfo['targs'][num
   if (!ty && launch) ty = deducedFromLaunch(st, name, launch);
   if (!ty || ty.k === 'unknown') {
     ty = numTy('fp32', 1, name);
-    st.assume(`template type \`${name}\` assumed fp32`);
-    st.warn('unknownDtype', st.frame.def!.node, MSG.unknownDtype(name), 'info');
+    st.assume('templateTypeFp32', name);
+    st.say('unknownDtype', st.frame.def!.node, name);
   }
   st.frame.typeParams.set(name, ty);
 }
@@ -212,8 +211,8 @@ function pointee(st: Interp, name: string, declared: Ty, p: Node): Ty {
   const guess = declared.k === 'unknown' ? parseDtype(declared.name) : undefined;
   if (guess) return numTy(guess, 1, declared.k === 'unknown' ? declared.name : tyName(declared));
   if (declared.k === 'struct') return declared;
-  st.assume(`element type of \`${name}\` assumed fp32`);
-  st.warn('unknownDtype', p, MSG.unknownDtype(name), 'info');
+  st.assume('elemAssumedFp32', name);
+  st.say('unknownDtype', p, name);
   return numTy('fp32', 1, 'float');
 }
 

@@ -6,7 +6,7 @@
  * on the path to the launch; parameters of the host function stay symbols.
  */
 import type { BindingSet } from '../../bindings';
-import type { FrontendContext } from '../../analyze';
+import type { FrontendContext } from '../../frontend';
 import type { Region } from '../../ir';
 import { mapSyms } from './indexsyms';
 import { num, ONE, sym, type Expr } from '../../sym/expr';

@@ -11,6 +11,9 @@
  * value — and their counts are averaged over a region of log2 trips. With an
  * unknown start they stay symbolic (log2 trips).
  */
+import { flipOp } from '../../engine/cond';
+import { Notes } from '../../engine/recorder';
+import { additiveTrips, geometricTrips } from '../../engine/trips';
 import type { Region } from '../../ir';
 import {
   add,
@@ -187,11 +190,11 @@ function placeholder(name: string): string {
   return `$loop.${name}`;
 }
 
-/** Trip count of `cond` with variables starting at `start` and moving by `delta` per iteration. */
-function tripsOf(c: Cond, start: Map<string, Expr>, delta: Map<string, Expr>): Expr | undefined {
+/** Trip count of `cond` with variables starting at `start` and moving by `delta` per iteration (engine/trips.ts). */
+function tripsOf(st: Interp, n: Node, c: Cond, start: Map<string, Expr>, delta: Map<string, Expr>): Expr | undefined {
   if (c.k === 'and') {
-    const l = tripsOf(c.l, start, delta);
-    const r = tripsOf(c.r, start, delta);
+    const l = tripsOf(st, n, c.l, start, delta);
+    const r = tripsOf(st, n, c.r, start, delta);
     return l && r ? min(l, r) : (l ?? r);
   }
   if (c.k !== 'cmp') return undefined;
@@ -209,7 +212,33 @@ function tripsOf(c: Cond, start: Map<string, Expr>, delta: Map<string, Expr>): E
   const stride = scale(rate, -1);
   if (!uses || stride.isZero() || (stride.constant !== undefined && stride.constant < 0)) return undefined;
   const span = c.op === '<=' || c.op === '>=' ? add(d0, ONE) : d0;
-  return cdiv(span, stride);
+  return countOf(st, n, span, stride);
+}
+
+const UNIT_AND_THREAD = new Set(['thread', 'block'] as const);
+
+/**
+ * The count of `cdiv(span, stride)` (engine/trips.ts decides unit- and
+ * thread-dependent spans); loop iterations and clipped variables of enclosing
+ * code are replaced by their representatives first.
+ */
+function countOf(st: Interp, n: Node, span: Expr, stride: Expr): Expr {
+  const s = st.syms.eliminate(span, UNIT_AND_THREAD);
+  const d = st.syms.eliminate(stride, UNIT_AND_THREAD);
+  if (st.syms.hasOpaque(s) || st.syms.hasOpaque(d)) return unknownTrips(n);
+  const axes = ['x', 'y', 'z'] as const;
+  const t = additiveTrips(
+    st.line(n),
+    s,
+    d,
+    {
+      unitIndex: new Map(axes.map((a) => [`blockIdx.${a}`, st.dim(`gridDim.${a}`)])),
+      threadIndex: new Map(axes.map((a) => [`threadIdx.${a}`, ZERO])),
+      env: st.env(),
+    },
+    st.host || st.silent > 0 ? new Notes() : st.notes,
+  );
+  return st.syms.eliminate(t.trips);
 }
 
 /** A loop the analysis cannot bound: its trip count is a named symbol the user can bind (`trips_L12`). */
@@ -226,20 +255,6 @@ function constantTrips(st: Interp, n: Node, condNode: Node | null): Expr | undef
   const holds = v.data ? undefined : evalCond(condOf(v), st.env());
   if (holds !== false) return undefined;
   return n.type === 'do_statement' ? ONE : ZERO;
-}
-
-/**
- * The trip count as a count: thread-dependent starts use the first thread's
- * (a strided loop `for (i = tid; i < n; i += blockDim.x)` runs cdiv(n, blockDim.x) times).
- */
-function asCount(st: Interp, n: Node, trips: Expr): Expr {
-  const kinds = st.syms.kinds(trips);
-  const t = st.syms.eliminate(trips);
-  if (st.syms.hasOpaque(t)) return unknownTrips(n);
-  if (kinds.has('thread') || kinds.has('block'))
-    st.assume(`loop at line ${st.line(n)} starts at a thread-dependent index: counted with the first thread's trip count, ${printExpr(t)}`);
-  const v = st.value(t);
-  return v !== undefined && v < 0 ? ZERO : t;
 }
 
 // ------------------------------------------------------------------ running loops
@@ -259,8 +274,9 @@ function runLoop(st: Interp, n: Node, condNode: Node | null, header: Map<string,
     }
   }
   const cond = condNode && start.size > 0 ? symbolicCondition(st, condNode, [...start.keys()]) : undefined;
-  const raw = cond ? tripsOf(cond, start, delta) : undefined;
-  const trips = raw ? asCount(st, n, raw) : (constantTrips(st, n, condNode) ?? unknownTrips(n));
+  const raw = cond ? tripsOf(st, n, cond, start, delta) : undefined;
+  const trips = raw ?? constantTrips(st, n, condNode) ?? unknownTrips(n);
+  if (!raw && trips.constant === undefined) st.say('unboundLoop', n, `trips_L${lineOf(n)}`);
   regionLoop(st, n, trips, steps, body);
 }
 
@@ -317,55 +333,41 @@ function geometricLoop(
   const start = cell?.val.e;
   const cond = start ? symbolicCondition(st, condNode, [name]) : undefined;
   if (!cell || !start || !cond) return regionLoop(st, n, unknownTrips(n), steps, body);
-  const values = geometricValues(st, cond, name, start, step);
-  if (values) return unrolledLoop(st, n, cell, name, values, body);
-  const sym = symbolicGeometric(st, cond, name, start, step);
-  if (!sym) return regionLoop(st, n, unknownTrips(n), steps, body);
-  st.assume(`loop at line ${st.line(n)}: its ${printExpr(sym.trips)} geometric steps are kept symbolic (bounds unknown); conditions on its variable use the variable's mean`);
-  const value = st.syms.fresh(`${name}@${st.line(n)}`, { kind: 'geom', lo: ONE, hi: start, avg: sym.avg });
-  regionLoop(st, n, sym.trips, steps, body, { name, value });
-}
-
-/** The values a geometric loop variable takes, when its start and bound are known. */
-function geometricValues(st: Interp, cond: Cond, name: string, start: Expr, step: { factor: number; up: boolean }): number[] | undefined {
-  const v0 = st.value(start);
-  if (v0 === undefined || !Number.isInteger(v0)) return undefined;
   const env = new Map(st.env());
-  const out: number[] = [];
-  for (let v = v0; out.length <= MAX_UNROLL; v = step.up ? v * step.factor : Math.trunc(v / step.factor)) {
-    env.set(placeholder(name), v);
-    const holds = evalCond(cond, env);
-    if (holds === undefined) return undefined;
-    if (!holds) return out;
-    out.push(v);
-    if (v === 0) return undefined;
+  const t = geometricTrips(
+    {
+      line: st.line(n),
+      start,
+      factor: step.factor,
+      up: step.up,
+      env: st.env(),
+      holds: (v) => {
+        env.set(placeholder(name), v);
+        return evalCond(cond, env);
+      },
+      cmp: simpleComparison(cond, name),
+    },
+    st.host || st.silent > 0 ? new Notes() : st.notes,
+  );
+  if (t.values) return unrolledLoop(st, n, cell, name, t.values, body);
+  if (t.unknown) {
+    st.say('unboundLoop', n, `trips_L${lineOf(n)}`);
+    return regionLoop(st, n, t.trips, steps, body);
   }
-  return undefined;
+  st.assume('geometricSymbolic', st.line(n), printExpr(t.trips));
+  const value = st.syms.fresh(`${name}@${st.line(n)}`, { kind: 'geom', lo: ONE, hi: start, avg: t.mean });
+  regionLoop(st, n, t.trips, steps, body, { name, value });
 }
 
-/**
- * Trip count and mean value of a geometric loop with a symbolic start
- * (`s = blockDim.x / 2; s > 0; s >>= 1`: log2(start) + 1 steps, mean
- * (2·start − 1) / steps), assuming powers of two.
- */
-function symbolicGeometric(st: Interp, cond: Cond, name: string, start: Expr, step: { factor: number; up: boolean }): { trips: Expr; avg?: Expr } | undefined {
+/** `v op bound` from a loop condition on `v` alone (for a symbolic geometric count). */
+function simpleComparison(cond: Cond, name: string): { op: '<' | '<=' | '>' | '>=' | '!=' | '=='; bound: Expr } | undefined {
   if (cond.k !== 'cmp') return undefined;
   const p = placeholder(name);
   const onLeft = freeSymbols(cond.a).has(p);
   const bound = onLeft ? cond.b : cond.a;
-  const op = onLeft ? cond.op : ({ '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!=' } as const)[cond.op];
+  const op = onLeft ? cond.op : flipOp(cond.op);
   if (freeSymbols(bound).has(p) || (onLeft ? cond.a : cond.b).terms.size !== 1) return undefined;
-  const perStep = 1 / Math.log2(step.factor);
-  const b = st.value(bound);
-  if (!step.up && (op === '>' || op === '!=') && b === 0) {
-    const trips = add(scale(log2(start), perStep), ONE);
-    return { trips, avg: div(scale(sub(scale(start, step.factor), ONE), 1 / (step.factor - 1)), trips) };
-  }
-  if (!step.up && op === '>') return { trips: scale(log2(div(start, bound)), perStep) };
-  if (!step.up && op === '>=') return { trips: add(scale(log2(div(start, bound)), perStep), ONE) };
-  if (step.up && op === '<') return { trips: scale(log2(div(bound, start)), perStep) };
-  if (step.up && op === '<=') return { trips: add(scale(log2(div(bound, start)), perStep), ONE) };
-  return undefined;
+  return { op, bound };
 }
 
 /** Runs the body once per value of the loop variable; counts are averaged over a region of `values.length` trips. */

@@ -6,18 +6,20 @@
  * Counts are per thread block: every event is emitted with the number of
  * threads (or warps) that execute it, `active.count`.
  */
-import type { FrontendContext } from '../../analyze';
+import type { FrontendContext } from '../../frontend';
 import type { BindingSet } from '../../bindings';
+import { Notes, Recorder } from '../../engine/recorder';
 import type { Dtype } from '../../gpus/types';
-import type { BindingSource, Diagnostic, Event, FlopClass, Region } from '../../ir';
-import { diag, type MessageId } from '../../messages';
+import type { BindingSource, Event, FlopClass, Region } from '../../ir';
+import type { ASSUMPTIONS, AssumptionId, MESSAGES, MessageId } from '../../messages';
 import { cdiv, evaluate, mul, num, sym, type Expr } from '../../sym/expr';
 import type { FileInfo, FnDef, MacroDef } from './file';
 import { Footprints } from './footprint';
 import { IndexSyms } from './indexsyms';
 import { brief, lineOf, type Node } from './syntax';
 import { isFloatTy, lanesOf, sizeOf, type Ty } from './types';
-import type { Cond, Ptr, Val } from './values';
+import type { Cond } from '../../engine/cond';
+import type { Ptr, Val } from './values';
 
 /** A variable: its declared type and current abstract value, or a reference to memory. */
 export interface Cell {
@@ -69,9 +71,8 @@ const envCache = new WeakMap<BindingSet, Map<string, number>>();
 export class Interp {
   readonly syms = new IndexSyms();
   readonly fp: Footprints;
-  readonly diagnostics: Diagnostic[] = [];
-  readonly assumptions: string[] = [];
-  readonly needed = new Set<string>();
+  readonly notes = new Notes();
+  readonly rec: Recorder;
   /** Names of the kernel's runtime scalar parameters. */
   readonly runtimeParams = new Set<string>();
   /** Symbolic values of `blockDim.*` / `gridDim.*` that the launch gives as expressions. */
@@ -88,7 +89,6 @@ export class Interp {
   readonly unknownNames = new Set<string>();
   /** Values of `const`/`constexpr` globals, once evaluated. */
   readonly constants = new Map<string, Val>();
-  region: Region;
   active: Active;
   frame: Frame;
   /** > 0 while evaluating something whose events must not count (a loop condition, host code). */
@@ -99,7 +99,6 @@ export class Interp {
   stopped = false;
   /** The kernel's source text (from its `template` line to its closing brace). */
   kernelText = '';
-  private readonly said = new Set<string>();
 
   constructor(
     readonly ctx: FrontendContext,
@@ -110,7 +109,7 @@ export class Interp {
     /** True when evaluating host code around a launch: no events, unknown names become symbols. */
     readonly host = false,
   ) {
-    this.region = root;
+    this.rec = new Recorder(root);
     this.active = { conds: [], count: threads };
     this.frame = { def: null, scope: new Scope(null, true), typeParams: new Map(), ret: null, returned: false };
     this.fp = new Footprints(this.syms, () => this.env());
@@ -188,17 +187,22 @@ export class Interp {
     }
   }
 
-  warn(code: MessageId, n: Node | number, message: string, severity: Diagnostic['severity'] = 'warning'): void {
+  /** A diagnostic (not while evaluating silently or host code). */
+  say<K extends MessageId>(id: K, n: Node | number, ...args: Parameters<(typeof MESSAGES)[K]['text']>): void {
     if (this.host || this.silent > 0) return;
-    const line = typeof n === 'number' ? n : this.line(n);
-    const key = `${code}|${line}|${message}`;
-    if (this.said.has(key)) return;
-    this.said.add(key);
-    this.diagnostics.push(diag(code, line, severity, message));
+    this.notes.say(id, typeof n === 'number' ? n : this.line(n), ...args);
   }
 
-  assume(text: string): void {
-    if (!this.host && !this.assumptions.includes(text)) this.assumptions.push(text);
+  assume<K extends AssumptionId>(id: K, ...args: Parameters<(typeof ASSUMPTIONS)[K]>): void {
+    if (!this.host) this.notes.assume(id, ...args);
+  }
+
+  need(name: string): void {
+    if (!this.host) this.notes.need(name);
+  }
+
+  get region(): Region {
+    return this.rec.region;
   }
 
   /** True when work must stop (time budget, or the function returned). */
@@ -215,7 +219,7 @@ export class Interp {
 
   private push(e: Event): void {
     if (this.silent > 0 || this.host) return;
-    this.region.events.push(e);
+    this.rec.event(e);
   }
 
   threads(): Expr {
@@ -282,16 +286,9 @@ export class Interp {
 
   // ---------------------------------------------------------------- regions
 
-  /** Runs `body` with `r` as the current region (added as a child of the current one). */
+  /** Runs `body` with `r` as the current region (added as a child of the current one, unless silent). */
   inRegion<T>(r: Region, body: () => T): T {
-    const outer = this.region;
-    if (this.silent === 0 && !this.host) outer.children.push(r);
-    this.region = r;
-    try {
-      return body();
-    } finally {
-      this.region = outer;
-    }
+    return this.silent === 0 && !this.host ? this.rec.within(r, body) : this.rec.detached(r, body);
   }
 
   /** Runs `body` with a different set of active threads. */

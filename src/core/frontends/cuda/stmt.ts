@@ -51,7 +51,7 @@ export function execStmt(st: Interp, n: Node | null): void {
     case 'do_statement':
       return whileStatement(st, n);
     case 'for_range_loop':
-      st.warn('unboundLoop', n, `range-based \`for\` is not analysed: its body is counted once`, 'info');
+      st.say('rangeFor', n);
       return execStmt(st, n.childForFieldName('body'));
     case 'return_statement':
       return returnStatement(st, n);
@@ -73,7 +73,7 @@ const MAX_BLOCK_DEPTH = 100;
 /** A block: its own scope; thread conditions of early exits inside it last until its end. */
 function block(st: Interp, items: Node[]): void {
   if (st.blockDepth >= MAX_BLOCK_DEPTH) {
-    if (items[0]) st.warn('depthLimit', items[0], 'blocks nested too deeply to follow: the inner ones are counted as 0');
+    if (items[0]) st.say('depthLimit', items[0], 'blocks');
     return;
   }
   const active = st.active;
@@ -237,6 +237,6 @@ function switchStatement(st: Interp, n: Node): void {
     if (hit) block(st, statements(hit));
     return;
   }
-  st.assume(`\`switch\` at line ${st.line(n)}: every case counted (upper bound)`);
+  st.assume('allCases', st.line(n));
   for (const c of cases) block(st, statements(c));
 }

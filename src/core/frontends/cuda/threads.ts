@@ -1,22 +1,25 @@
 /**
  * Conditions (COUNTING.md "Which code counts"): each `if`/`?:` condition is
- * classified as
+ * classified here — the engine decides what counts (engine/branch.ts):
  *   - compile-time (template parameters, `#define`s, bound sizes): evaluated;
- *   - on the thread index only (`tid < s`, `lane == 0`): counted by thread —
- *     the block's threads are enumerated when its size is known, else a
- *     symbolic count is derived;
+ *     not bound: the costlier arm;
+ *   - on the thread index only (`tid < s`, `lane == 0`): counted by thread
+ *     (engine/threads.ts);
  *   - a bounds check (involves block indices or loop iterations): true, and
  *     the variables it tests are clipped for footprints; as an early-exit
  *     guard (`if (i >= n) return;`) it is not taken;
- *   - data-dependent (or on a runtime scalar): counted as taken.
+ *   - data-dependent (or on a runtime scalar): the costlier arm.
  */
-import type { Region } from '../../ir';
-import { add, cdiv, equals, evaluate, freeSymbols, min, mod, mul, num, ONE, sub, type Expr } from '../../sym/expr';
+import { decide, type CondClass as EngineClass } from '../../engine/branch';
+import { condExprs, evalCond, flipOp, negateOp, type CmpOp, type Cond } from '../../engine/cond';
+import { countThreads, type ThreadSpace } from '../../engine/threads';
+import { freeSymbols, ONE, sub } from '../../sym/expr';
 import { condOf, evalExpr } from './expr';
-import { linearIn } from './indexsyms';
 import type { Active, Interp } from './state';
 import { brief, lineOf, named, type Node } from './syntax';
-import { not, type CmpOp, type Cond, type Val } from './values';
+import { not, type Val } from './values';
+
+export { evalCond };
 
 export type CondClass =
   | { k: 'const'; value: boolean }
@@ -33,68 +36,8 @@ export interface Branches {
   guard: 'return' | 'continue' | false;
   /** The condition's syntax, for clipping the variables a bounds check tests. */
   condNode?: Node | null;
-}
-
-/** All expressions of a condition, or undefined when part of it is opaque. */
-function condExprs(c: Cond, out: Expr[] = []): Expr[] | undefined {
-  switch (c.k) {
-    case 'cmp':
-      out.push(c.a, c.b);
-      return out;
-    case 'and':
-    case 'or':
-      return condExprs(c.l, out) && condExprs(c.r, out);
-    case 'not':
-      return condExprs(c.c, out);
-    default:
-      return undefined;
-  }
-}
-
-export function evalCond(c: Cond, env: ReadonlyMap<string, number>): boolean | undefined {
-  switch (c.k) {
-    case 'cmp': {
-      const a = evaluate(c.a, env);
-      const b = evaluate(c.b, env);
-      if (a === undefined || b === undefined) return undefined;
-      return compare(c.op, a, b);
-    }
-    case 'and': {
-      const l = evalCond(c.l, env);
-      const r = evalCond(c.r, env);
-      if (l === false || r === false) return false;
-      return l === undefined || r === undefined ? undefined : true;
-    }
-    case 'or': {
-      const l = evalCond(c.l, env);
-      const r = evalCond(c.r, env);
-      if (l === true || r === true) return true;
-      return l === undefined || r === undefined ? undefined : false;
-    }
-    case 'not': {
-      const x = evalCond(c.c, env);
-      return x === undefined ? undefined : !x;
-    }
-    default:
-      return undefined;
-  }
-}
-
-function compare(op: CmpOp, a: number, b: number): boolean {
-  switch (op) {
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '==':
-      return a === b;
-    default:
-      return a !== b;
-  }
+  /** A `?:` (its arms are values). */
+  ternary?: boolean;
 }
 
 function classify(st: Interp, v: Val): CondClass {
@@ -119,184 +62,66 @@ function classify(st: Interp, v: Val): CondClass {
   return runtime ? { k: 'runtime' } : { k: 'compile', names: unbound };
 }
 
-/** Runs the branches of an `if` or `?:` the way COUNTING.md counts them. */
+/** Runs the branches of an `if` or `?:` the way COUNTING.md counts them (engine/branch.ts). */
 export function chooseBranch(st: Interp, v: Val, n: Node, br: Branches): void {
   const c = classify(st, v);
-  const line = st.line(n);
   const text = br.condNode ? brief(br.condNode, 50) : brief(n, 50);
-  switch (c.k) {
-    case 'const':
-      if (c.value && br.guard === 'return') st.frame.returned = true;
-      else (c.value ? br.yes : br.no)?.();
-      return;
-    case 'compile':
-      for (const name of c.names) st.needed.add(name);
-      st.warn('unknownCondition', n, `condition \`${text}\` cannot be evaluated at compile time: both branches counted (upper bound)`, 'info');
-      br.yes?.();
-      br.no?.();
-      return;
-    case 'thread':
-      if (br.guard) {
-        st.active = restrict(st, st.active, not(c.cond), n);
-        return;
-      }
-      if (br.yes) st.withActive(restrict(st, st.active, c.cond, n), br.yes);
-      if (br.no) st.withActive(restrict(st, st.active, not(c.cond), n), br.no);
-      return;
-    case 'bounds':
-      st.assume('masks and bounds checks assumed true (interior tile)');
-      if (br.guard) {
-        st.assume(`early-exit guard \`${text}\` at line ${line} assumed not taken`);
-        clipVariables(st, br.condNode ?? null, true);
-        return;
-      }
-      st.pushScope();
-      try {
-        clipVariables(st, br.condNode ?? null, false);
-        br.yes?.();
-      } finally {
-        st.popScope();
-      }
-      return;
-    default:
-      if (br.guard) {
-        st.assume(`early-exit guard \`${text}\` at line ${line} assumed not taken`);
-        return;
-      }
-      takenBranch(st, n, text, br, c.k === 'data' ? 'data-dependent branch' : 'branch on a runtime value');
-  }
+  const cls: EngineClass = c.k === 'runtime' ? { k: 'data' } : c.k === 'thread' ? { k: 'thread' } : c;
+  // A decided guard that returns ends the function for every thread.
+  const yes = c.k === 'const' && c.value && br.guard === 'return' ? () => (st.frame.returned = true) : br.yes;
+  decide(
+    { rec: st.rec, notes: st.notes },
+    st.host || st.silent > 0 ? quietClass(cls) : cls,
+    { line: st.line(n), text, then: yes, else: br.no, exits: !!br.guard && c.k !== 'const', ternary: br.ternary },
+    {
+      threads:
+        c.k === 'thread'
+          ? (holds, arm, rest) => {
+              const cond = holds ? c.cond : not(c.cond);
+              if (rest) st.active = restrict(st, st.active, cond, n);
+              else if (arm) st.withActive(restrict(st, st.active, cond, n), arm);
+            }
+          : undefined,
+      narrow: (holds, arm) => {
+        if (!arm) {
+          clipVariables(st, br.condNode ?? null, true);
+          return;
+        }
+        st.pushScope();
+        try {
+          clipVariables(st, br.condNode ?? null, !holds);
+          arm();
+        } finally {
+          st.popScope();
+        }
+      },
+    },
+  );
 }
 
-function takenBranch(st: Interp, n: Node, text: string, br: Branches, what: string): void {
-  const line = st.line(n);
-  st.assume(`${what} \`${text}\` at line ${line} counted as taken`);
-  st.warn('dataBranch', n, `${what} \`${text}\` counted as taken (upper bound)`, 'info');
-  if (!br.yes) return;
-  const r: Region = { kind: 'branch', line, trips: ONE, label: `if (${text})`, events: [], children: [] };
-  st.inRegion(r, br.yes);
+/** While evaluating silently (a loop condition, host code) nothing is said, and a choice just runs its first arm. */
+function quietClass(c: EngineClass): EngineClass {
+  return c.k === 'data' || c.k === 'compile' ? { k: 'const', value: true } : c;
 }
 
 // ------------------------------------------------------------------ counting threads
 
-const MAX_ENUMERATED = 8192;
+function space(st: Interp): ThreadSpace {
+  return {
+    axes: ['x', 'y', 'z'].map((a) => ({ sym: `threadIdx.${a}`, size: st.dim(`blockDim.${a}`) })),
+    env: st.env(),
+    dependsOnThread: (e) => st.syms.kinds(e).has('thread'),
+    eliminate: (e) => st.syms.eliminate(e),
+  };
+}
 
 /** The active threads that also satisfy `c`. */
 function restrict(st: Interp, a: Active, c: Cond, n: Node): Active {
   const conds = [...a.conds, c];
-  const exact = enumerate(st, conds);
-  if (exact !== undefined) return { conds, count: num(exact) };
-  const sym = symbolicCount(st, c, a.count);
-  if (sym) return { conds, count: sym };
-  st.warn('unknownCondition', n, `thread condition \`${brief(n, 50)}\` could not be counted by thread: all active threads counted`, 'info');
+  const r = countThreads(space(st), conds.map((x) => ({ cond: x })), a.count);
+  if (r.ok) return { conds, count: r.count };
+  st.say('threadCondition', n, brief(n, 50));
   return { conds, count: a.count };
-}
-
-/** Counts the threads of the block satisfying every condition, when the block size is known. */
-function enumerate(st: Interp, conds: Cond[]): number | undefined {
-  const dims = ['x', 'y', 'z'].map((d) => st.value(st.dim(`blockDim.${d}`)));
-  if (dims.some((d) => d === undefined || d < 1 || !Number.isInteger(d))) return undefined;
-  const [dx, dy, dz] = dims as number[];
-  if (dx * dy * dz > MAX_ENUMERATED) return undefined;
-  const env = new Map(st.env());
-  let count = 0;
-  for (let z = 0; z < dz; z++)
-    for (let y = 0; y < dy; y++)
-      for (let x = 0; x < dx; x++) {
-        env.set('threadIdx.x', x);
-        env.set('threadIdx.y', y);
-        env.set('threadIdx.z', z);
-        let all = true;
-        for (const c of conds) {
-          const v = evalCond(c, env);
-          if (v === undefined) return undefined;
-          if (!v) {
-            all = false;
-            break;
-          }
-        }
-        if (all) count++;
-      }
-  return count;
-}
-
-/** A symbolic count of the threads satisfying `c` among `cur` (block size unknown). */
-function symbolicCount(st: Interp, c: Cond, cur: Expr): Expr | undefined {
-  switch (c.k) {
-    case 'and': {
-      const l = symbolicCount(st, c.l, cur);
-      return l ? symbolicCount(st, c.r, l) : undefined;
-    }
-    case 'not':
-      return c.c.k === 'cmp' ? cmpCount(st, { ...c.c, op: negateOp(c.c.op) }, cur) : undefined;
-    case 'cmp':
-      return cmpCount(st, c, cur);
-    default:
-      return undefined;
-  }
-}
-
-function cmpCount(st: Interp, c: Extract<Cond, { k: 'cmp' }>, cur: Expr): Expr | undefined {
-  const d = sub(c.a, c.b);
-  for (const axis of ['x', 'y', 'z']) {
-    const t = `threadIdx.${axis}`;
-    const lin = linearIn(d, t);
-    if (!lin || !freeSymbols(d).has(t)) continue;
-    const sel = selected(st, lin, c.op, st.dim(`blockDim.${axis}`));
-    if (!sel) return undefined;
-    const others = ['x', 'y', 'z'].filter((a) => a !== axis).map((a) => st.dim(`blockDim.${a}`));
-    const count = mul(sel, ...others);
-    return equals(cur, mul(st.dim(`blockDim.${axis}`), ...others)) ? count : min(cur, count);
-  }
-  return groupCount(st, d, c.op, cur);
-}
-
-/** Values of `t` in [0, D) with `c0 + c1·t OP 0` (c1 = ±1). */
-function selected(st: Interp, lin: { c0: Expr; c1: Expr }, op: CmpOp, D: Expr): Expr | undefined {
-  const c1 = lin.c1.constant;
-  if (c1 !== 1 && c1 !== -1) return undefined;
-  if (st.syms.kinds(lin.c0).has('thread')) return undefined;
-  const bound = st.syms.eliminate(c1 === 1 ? sub(num(0), lin.c0) : lin.c0);
-  const o = c1 === 1 ? op : flipOp(op);
-  switch (o) {
-    case '<':
-      return min(bound, D);
-    case '<=':
-      return min(add(bound, ONE), D);
-    case '==':
-      return ONE;
-    case '!=':
-      return sub(D, ONE);
-    case '>':
-      return sub(D, min(add(bound, ONE), D));
-    default:
-      return sub(D, min(bound, D));
-  }
-}
-
-/** Conditions on the lane (`tid % 32`) or the warp (`tid / 32`) of a thread. */
-function groupCount(st: Interp, d: Expr, op: CmpOp, cur: Expr): Expr | undefined {
-  for (const m of d.terms.values()) {
-    if (m.factors.length !== 1 || m.factors[0].pow !== 1) continue;
-    const a = m.factors[0].atom;
-    if (a.kind !== 'fn' || (a.fn !== 'mod' && a.fn !== 'floordiv')) continue;
-    const w = a.args[1].constant;
-    if (w === undefined || !st.syms.kinds(a.args[0]).has('thread')) continue;
-    if (a.fn === 'floordiv') return op === '==' ? min(cur, num(w)) : undefined;
-    const rest = sub(d, mul(num(m.coef), mod(a.args[0], a.args[1])));
-    const sel = selected(st, { c0: rest, c1: num(m.coef) }, op, num(w));
-    return sel ? mul(sel, cdiv(cur, num(w))) : undefined;
-  }
-  return undefined;
-}
-
-function negateOp(op: CmpOp): CmpOp {
-  const m: Record<CmpOp, CmpOp> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<', '==': '!=', '!=': '==' };
-  return m[op];
-}
-
-function flipOp(op: CmpOp): CmpOp {
-  const m: Record<CmpOp, CmpOp> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!=' };
-  return m[op];
 }
 
 // ------------------------------------------------------------------ clipping for footprints

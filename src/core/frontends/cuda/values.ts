@@ -27,14 +27,8 @@ export interface Ptr {
   rows: Expr[];
 }
 
-export type CmpOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
-
-/** A condition over integer expressions, kept so thread conditions can be counted. */
-export type Cond =
-  | { k: 'cmp'; op: CmpOp; a: Expr; b: Expr }
-  | { k: 'and' | 'or'; l: Cond; r: Cond }
-  | { k: 'not'; c: Cond }
-  | { k: 'opaque'; text: string };
+export type { CmpOp, Cond } from '../../engine/cond';
+import type { Cond } from '../../engine/cond';
 
 /** A cooperative-groups handle, `dim3`, or a struct defined in the file. */
 export interface Obj {
@@ -80,7 +74,4 @@ export function boolVal(cond: Cond, data: boolean): Val {
   return { ty: BOOL, konst: false, data, cond };
 }
 
-export function not(c: Cond): Cond {
-  if (c.k === 'not') return c.c;
-  return { k: 'not', c };
-}
+export { not } from '../../engine/cond';

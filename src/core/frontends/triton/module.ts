@@ -20,6 +20,7 @@ import {
   sub,
   sym,
   div,
+  bitop,
   type Env,
   type Expr,
 } from '../../sym/expr';
@@ -38,6 +39,10 @@ export interface FnInfo {
   name: string;
   node: Node;
   isJit: boolean;
+  /** Canonical names of its decorators. */
+  decorators: string[];
+  /** Some `return` gives a value (a helper, never a kernel). */
+  returnsValue: boolean;
   autotune: Node | null;
   heuristics: Node | null;
   params: ParamInfo[];
@@ -66,6 +71,8 @@ export interface ModuleInfo {
   launches: Launch[];
   /** Names called as plain functions inside jit functions (helper calls: not kernels). */
   calledNames: Set<string>;
+  /** Functions handed to `tl.reduce` / `tl.associative_scan` as combine functions. */
+  combineFns: Set<string>;
 }
 
 /** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
@@ -119,39 +126,23 @@ function scanFunction(def: Node, decorators: Node[], imports: Map<string, string
   let isJit = false;
   let autotune: Node | null = null;
   let heuristics: Node | null = null;
+  const names: string[] = [];
   for (const d of decorators) {
     const { name: dn, call } = decoratorName(d, imports);
+    names.push(dn);
     if (/^triton(\.runtime)?(\.jit)?\.jit$/.test(dn) || dn === 'triton.jit' || dn === 'triton.runtime.jit') isJit = true;
     else if (/^triton(\.runtime)?(\.autotuner)?\.autotune$/.test(dn)) autotune = call;
     else if (/^triton(\.runtime)?(\.autotuner)?\.heuristics$/.test(dn)) heuristics = call;
   }
-  return { name, node: def, isJit, autotune, heuristics, params: readParams(def, imports), line: line(def) };
+  const body = field(def, 'body');
+  const returnsValue = !!body && body.descendantsOfType('return_statement').some((r) => r !== null && r.namedChildren.some((c) => c && c.type !== 'comment'));
+  return { name, node: def, isJit, decorators: names, returnsValue, autotune, heuristics, params: readParams(def, imports), line: line(def) };
 }
 
 /** Scans the module's top level (and the bodies of host functions, for launches). */
 export function scanModule(root: Node, budget: Budget): ModuleInfo {
-  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [], calledNames: new Set() };
+  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [], calledNames: new Set(), combineFns: new Set() };
   const top = named(root);
-  for (const st of top) {
-    if (st.type === 'import_statement') {
-      for (const c of named(st)) {
-        if (c.type === 'aliased_import') {
-          const n = field(c, 'name')?.text;
-          const a = field(c, 'alias')?.text;
-          if (n && a) m.imports.set(a, n);
-        } else if (c.type === 'dotted_name') m.imports.set(c.text.split('.')[0], c.text.split('.')[0]);
-      }
-    } else if (st.type === 'import_from_statement') {
-      const mod = field(st, 'module_name')?.text ?? '';
-      for (const c of named(st).slice(1)) {
-        if (c.type === 'aliased_import') {
-          const n = field(c, 'name')?.text;
-          const a = field(c, 'alias')?.text;
-          if (n && a) m.imports.set(a, `${mod}.${n}`);
-        } else if (c.type === 'dotted_name') m.imports.set(c.text, `${mod}.${c.text}`);
-      }
-    }
-  }
   // Definitions also hide in module-level `if`/`try`/`with` blocks (`if HAS_TRITON:`).
   const statements: Node[] = [];
   const collect = (list: Node[], depth: number): void => {
@@ -168,6 +159,26 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
     }
   };
   collect(top, 0);
+  for (const st of statements) {
+    if (st.type === 'import_statement') {
+      for (const c of named(st)) {
+        if (c.type === 'aliased_import') {
+          const n = field(c, 'name')?.text;
+          const a = field(c, 'alias')?.text;
+          if (n && a) m.imports.set(a, n);
+        } else if (c.type === 'dotted_name') m.imports.set(c.text.split('.')[0], c.text.split('.')[0]);
+      }
+    } else if (st.type === 'import_from_statement') {
+      const mod = field(st, 'module_name')?.text ?? '';
+      for (const c of named(st).slice(1)) {
+        if (c.type === 'aliased_import') {
+          const n = field(c, 'name')?.text;
+          const a = field(c, 'alias')?.text;
+          if (n && a && !m.imports.has(a)) m.imports.set(a, `${mod}.${n}`);
+        } else if (c.type === 'dotted_name' && !m.imports.has(c.text)) m.imports.set(c.text, `${mod}.${c.text}`);
+      }
+    }
+  }
   for (const st of statements) {
     if (budget.spent()) break;
     if (st.type === 'decorated_definition') {
@@ -204,17 +215,32 @@ const queries = new WeakMap<Language, Query>();
  * Launches `kernel[grid](…)` and plain calls `helper(…)`, found by one
  * tree-sitter query (it runs in WASM: no JavaScript walk over the tree).
  */
-function callSites(root: Node): { launches: Node[]; plain: Node[] } {
+function callSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
   const lang = root.tree.language;
   let q = queries.get(lang);
   if (!q) {
-    q = new Query(lang, '(call function: (subscript)) @launch (call function: (identifier) @fn)');
+    q = new Query(
+      lang,
+      '(call function: (subscript)) @launch (call function: (identifier) @fn) ' +
+        '(call function: (attribute attribute: (identifier) @red) arguments: (argument_list (identifier) @arg)) ' +
+        '(keyword_argument name: (identifier) @kw value: (identifier) @kwv)',
+    );
     queries.set(lang, q);
   }
   const launches: Node[] = [];
   const plain: Node[] = [];
-  for (const c of q.captures(root)) (c.name === 'launch' ? launches : plain).push(c.node);
-  return { launches, plain };
+  const combine: string[] = [];
+  let red: string | undefined;
+  let kw: string | undefined;
+  for (const c of q.captures(root)) {
+    if (c.name === 'launch') launches.push(c.node);
+    else if (c.name === 'fn') plain.push(c.node);
+    else if (c.name === 'red') red = c.node.text;
+    else if (c.name === 'arg' && (red === 'reduce' || red === 'associative_scan')) combine.push(c.node.text);
+    else if (c.name === 'kw') kw = c.node.text;
+    else if (c.name === 'kwv' && kw === 'combine_fn') combine.push(c.node.text);
+  }
+  return { launches, plain, combine };
 }
 
 function enclosingFunction(n: Node, root: Node): Node {
@@ -223,8 +249,9 @@ function enclosingFunction(n: Node, root: Node): Node {
 }
 
 function findLaunches(root: Node, m: ModuleInfo, budget: Budget): void {
-  const { launches, plain } = callSites(root);
+  const { launches, plain, combine } = callSites(root);
   for (const n of plain) if (m.functions.has(n.text) || m.fnAliases.has(n.text)) m.calledNames.add(n.text);
+  for (const n of combine) if (m.functions.has(n) || m.fnAliases.has(n)) m.combineFns.add(n);
   for (const n of launches) {
     if (budget.spent()) return;
     const f = field(n, 'function');
@@ -243,6 +270,10 @@ function findLaunches(root: Node, m: ModuleInfo, budget: Budget): void {
 export interface HostValue {
   expr?: Expr;
   dtype?: Dtype;
+  /** A tensor (its `dtype` is the element type), not a dtype value. */
+  tensor?: boolean;
+  /** A tensor descriptor made on the host, with its block shape. */
+  descriptor?: { block: Expr[] | undefined };
   shape?: Expr[];
   bool?: boolean;
   str?: string;
@@ -450,6 +481,10 @@ export function binop(op: string, a: Expr, b: Expr): Expr | undefined {
       const c = b.constant;
       return c !== undefined && c >= 0 && c < 63 ? floordiv(a, num(2 ** c)) : undefined;
     }
+    case '&':
+    case '|':
+    case '^':
+      return bitop(op, a, b);
     default:
       return undefined;
   }
@@ -491,11 +526,19 @@ function hostCall(n: Node, s: HostScope, depth: number): HostValue | undefined {
       const shapeArg = kw.get('size') ?? (c === 'torch.randint' ? pos[pos.length - 1] : pos[0]);
       const sv = pos.length > 1 && c !== 'torch.randint' && c !== 'torch.full' ? { tuple: pos.map((p) => hostEval(p, s, depth + 1) ?? {}) } : hostEval(shapeArg, s, depth + 1);
       const shape = sv?.tuple ? sv.tuple.map((x) => x.expr) : sv?.expr ? [sv.expr] : undefined;
-      return { dtype, shape: shape && shape.every((x) => x) ? (shape as Expr[]) : undefined };
+      return { tensor: true, dtype, shape: shape && shape.every((x) => x) ? (shape as Expr[]) : undefined };
     }
     if (TORCH_LIKE.test(c)) {
       const t = arg(0);
-      return { dtype: hostDtype(kw.get('dtype'), s) ?? t?.dtype, shape: t?.shape };
+      return { tensor: true, dtype: hostDtype(kw.get('dtype'), s) ?? t?.dtype, shape: t?.shape };
+    }
+    // TensorDescriptor.from_tensor(x, [BM, BK]) / TensorDescriptor(x, shape, strides, [BM, BK]).
+    if (/(^|\.)TensorDescriptor(\.from_tensor)?$/.test(c) || /(^|\.)create_(1d|2d)_tma_descriptor$/.test(c)) {
+      const t = arg(0);
+      const blockNode = kw.get('block_shape') ?? (c.endsWith('from_tensor') ? pos[1] : pos[3]);
+      const bv = blockNode ? hostEval(blockNode, s, depth + 1) : undefined;
+      const block = bv?.tuple && bv.tuple.every((x) => x.expr) ? bv.tuple.map((x) => x.expr!) : undefined;
+      return { tensor: true, dtype: t?.dtype, descriptor: { block } };
     }
   }
   // Method calls on host tensors: .to(dtype), .half(), .float(), .contiguous(), .numel(), .stride(i), .view(...)

@@ -32,6 +32,8 @@ export interface NumVal {
   literalFloat?: boolean;
   /** Loaded through a pointer whose element type was assumed (fp32): may well be integer indices. */
   assumedType?: boolean;
+  /** Tensors of assumed element type whose loaded values this one is computed from (to tell indices from data). */
+  fromLoads?: string[];
   /** A comparison result: effective extent per dimension (for masks). */
   maskExtent?: Expr[];
   /** Lanes that carry data (a masked load under the min(BLOCK, bound) rule): FLOPs count these. */

@@ -5,7 +5,7 @@
  * that function's last good numbers, marked stale, instead of nothing.
  */
 import type { KernelIR } from '../../ir';
-import { WGSL_MSG, wdiag } from './messages';
+import { assumption, say } from '../../messages';
 
 /** Entries kept across all files (least recently stored are dropped first). */
 const MAX_ENTRIES = 256;
@@ -34,8 +34,8 @@ export function staleKernels(path: string, present: Set<string>): KernelIR[] {
       ...k,
       bindings: { ...k.bindings },
       footprints: [...k.footprints],
-      assumptions: [...k.assumptions, WGSL_MSG.staleAssumption()],
-      diagnostics: [wdiag('stale', k.line, 'warning', WGSL_MSG.stale(k.name))],
+      assumptions: [...k.assumptions, assumption('staleResult')],
+      diagnostics: [say('stale', k.line, k.name)],
       needed: [...k.needed],
     });
   }

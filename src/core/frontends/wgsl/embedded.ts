@@ -16,7 +16,7 @@
  */
 import type { Diagnostic } from '../../ir';
 import { lexJs, type JsToken } from './jsLexer';
-import { WGSL_MSG, wdiag } from './messages';
+import { say } from '../../messages';
 
 export interface EmbeddedShader {
   code: string;
@@ -153,7 +153,7 @@ class HostScanner {
       if (!value) continue;
       const lit = this.literalOf(value);
       if (lit) out.push([lit, this.assignedName(i)]);
-      else this.diagnostics.push(wdiag('unresolvedCode', this.lineOf(value.start), 'info', WGSL_MSG.unresolvedCode(value.text)));
+      else this.diagnostics.push(say('unresolvedCode', this.lineOf(value.start), value.text));
     }
     return out;
   }
@@ -228,7 +228,7 @@ class HostScanner {
       const v = this.evaluate(p.tokens, new Set());
       if (v === undefined) {
         const expr = this.src.slice(p.start + 2, p.end - 1).trim();
-        this.diagnostics.push(wdiag('interpolation', this.lineOf(p.start), 'warning', WGSL_MSG.interpolation(expr)));
+        this.diagnostics.push(say('interpolation', this.lineOf(p.start), expr));
         return undefined;
       }
       const text = String(v);

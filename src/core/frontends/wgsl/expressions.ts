@@ -12,10 +12,11 @@
 import type { ExpressionElem, FunctionCallExpression, FnElem } from 'wesl/core';
 import type { BindingSet } from '../../bindings';
 import type { Budget } from '../../budget';
-import type { UserInputs } from '../../analyze';
+import { unknownCall } from '../../engine/calls';
+import { Notes, Recorder } from '../../engine/recorder';
+import type { UserInputs } from '../../frontend';
 import type { Dtype } from '../../gpus/types';
-import type { Diagnostic, FlopClass, MemorySpace, Region } from '../../ir';
-import { diag, MSG } from '../../messages';
+import type { FlopClass, MemorySpace, Region } from '../../ir';
 import {
   add,
   div,
@@ -36,7 +37,6 @@ import { DTYPE_BYTES } from '../common';
 import { builtinCost, builtinResult, isKnownBuiltin, SUBGROUP_REDUCE } from './builtins';
 import type { ActivePred } from './conditions';
 import type { Access } from './footprint';
-import { WGSL_MSG, wdiag } from './messages';
 import { findAttribute, TypeResolver, type ModuleInfo } from './module';
 import {
   arithResult,
@@ -101,12 +101,9 @@ export interface Frame {
   ret: Val | undefined;
 }
 
-/** Everything a walk logs besides events; loops that unroll roll it back to a mark. */
+/** What a walk records for footprints besides events; loops that unroll roll it back to a mark. */
 export interface WalkLog {
-  assumptions: string[];
-  diagnostics: Diagnostic[];
   accesses: Access[];
-  needed: Set<string>;
 }
 
 const COMPARE = new Set(['==', '!=', '<', '<=', '>', '>=']);
@@ -136,18 +133,19 @@ export abstract class ExprWalker {
   protected readonly unrollEnv = new Map<string, number>();
   /** Loops whose counters a local-id predicate needed. */
   protected readonly needsUnroll = new Set<string>();
-  readonly log: WalkLog = { assumptions: [], diagnostics: [], accesses: [], needed: new Set() };
+  readonly log: WalkLog = { accesses: [] };
+  readonly notes = new Notes();
+  rec!: Recorder;
   /** `arrayLength` paths the shader asks for (their symbols bound footprints). */
   protected readonly usedLengths = new Set<string>();
-  protected region!: Region;
   protected wg: Expr[] = [num(1), num(1), num(1)];
   protected active: Expr = num(1);
   protected preds: ActivePred[] = [];
   protected frames: Frame[] = [];
   /** Depth of data-dependent branches around the current code. */
   protected dataDepth = 0;
-  /** While positive, expressions are evaluated for their values only (no events, no accesses). */
-  private quiet = 0;
+  /** True while a call is evaluated as a statement of its own (its result is not used). */
+  protected discarded = false;
   private readonly globals = new Map<string, Val>();
   private readonly resolvingGlobals = new Set<string>();
 
@@ -176,20 +174,15 @@ export abstract class ExprWalker {
 
   /** Evaluates without emitting events (for a second look at an expression already counted). */
   protected quietly<T>(f: () => T): T {
-    this.quiet++;
-    try {
-      return f();
-    } finally {
-      this.quiet--;
-    }
+    return this.rec.quietly(f);
   }
 
-  protected assume(text: string): void {
-    if (!this.log.assumptions.includes(text)) this.log.assumptions.push(text);
+  protected get quiet(): number {
+    return this.rec.quiet;
   }
 
-  protected report(d: Diagnostic): void {
-    if (!this.log.diagnostics.some((x) => x.line === d.line && x.message === d.message)) this.log.diagnostics.push(d);
+  protected get region(): Region {
+    return this.rec.region;
   }
 
   protected text(e: { start: number; end: number }): string {
@@ -197,19 +190,18 @@ export abstract class ExprWalker {
   }
 
   protected emitFlop(op: string, cls: FlopClass, perInvocation: number, s: ScalarKind | undefined, line: number, special = false): void {
-    if (perInvocation <= 0 || this.quiet) return;
+    if (perInvocation <= 0) return;
     const dtype: Dtype = s === 'f16' ? 'fp16' : 'fp32';
-    this.region.events.push({ kind: 'flop', class: cls, op, count: mul(num(perInvocation), this.active), dtype, tensorCore: false, special, line });
+    this.rec.flop(cls, op, mul(num(perInvocation), this.active), dtype, line, { special });
   }
 
   protected emitInt(op: string, perInvocation: number, line: number): void {
-    if (perInvocation <= 0 || this.quiet) return;
-    this.region.events.push({ kind: 'int', op, count: mul(num(perInvocation), this.active), line });
+    if (perInvocation <= 0) return;
+    this.rec.int(op, mul(num(perInvocation), this.active), line);
   }
 
   protected emitMem(kind: 'load' | 'store', space: MemorySpace, target: string, bytes: number, dtype: Dtype, line: number, what: string, elems = 1): void {
-    if (this.quiet) return;
-    this.region.events.push({ kind, space, target, elems: mul(num(elems), this.active), elemBytes: bytes, dtype, line, what });
+    this.rec.mem(kind, space, target, mul(num(elems), this.active), bytes, dtype, line, what);
   }
 
   // -------------------------------------------------------------------------
@@ -324,7 +316,7 @@ export abstract class ExprWalker {
     }
     const g = this.globalValue(name);
     if (g) return g;
-    this.report(wdiag('unknownIdent', this.lineOf(at), 'warning', WGSL_MSG.unknownIdent(name)));
+    this.notes.say('unknownIdent', this.lineOf(at), name);
     return opaqueVal(UNKNOWN, DEP.MUT);
   }
 
@@ -418,7 +410,7 @@ export abstract class ExprWalker {
     if (d && space === 'storage') {
       const s = scalarForDtype(d);
       if (s) type = withScalar(type, s);
-      else this.report(wdiag('dtypeIgnored', this.lineOf(g.start), 'warning', WGSL_MSG.dtypeIgnored(name, d)));
+      else this.notes.say('dtypeIgnored', this.lineOf(g.start), name, d);
     }
     return { root: { kind: 'global', name, space, access }, type, path: name, symName: name, steps: [], outerIndex: undefined, outerArray: undefined };
   }
@@ -489,6 +481,8 @@ export abstract class ExprWalker {
   // Calls
 
   private call(e: FunctionCallExpression): Val {
+    const unused = this.discarded;
+    this.discarded = false;
     const f = e.function;
     const name = f.kind === 'ref' ? f.ident.originalName : f.name.originalName;
     const line = this.lineOf(e.start);
@@ -500,11 +494,11 @@ export abstract class ExprWalker {
       const v = e.arguments[0] ? this.evalExpr(e.arguments[0]) : opaqueVal(UNKNOWN, 0);
       return opaqueVal(this.typeArgument(e.templateArgs?.[0]) ?? v.type, v.deps, v.loops);
     }
-    const special = this.memoryBuiltin(name, e, line);
+    const special = this.memoryBuiltin(name, e, line, unused);
     if (special) return special;
     const args = e.arguments.map((a) => this.evalExpr(a));
     if (isKnownBuiltin(name)) return this.arithmeticBuiltin(name, args, line);
-    this.report(diag('unknownCall', line, 'warning', MSG.unknownCall(name)));
+    if (!this.quiet) unknownCall(this.notes, { name, line, pointer: args.some((a) => a.type.k === 'ptr') });
     return opaqueVal(args[0]?.type ?? UNKNOWN, joinDeps(...args) | DEP.MUT, mergeLoops(...args));
   }
 
@@ -529,7 +523,7 @@ export abstract class ExprWalker {
   private chargeBuiltin(name: string, types: WType[], result: WType, data: boolean, line: number): void {
     const s = scalarOf(types[0] ?? result) ?? scalarOf(result);
     if (SUBGROUP_REDUCE.has(name)) {
-      this.assume('subgroup reductions assume 32-wide subgroups: 31 operations per subgroup');
+      this.notes.assume('subgroup32');
       if (isFloatKind(s)) this.emitFlop(name, 'warp-reduce', (31 * lanes(result)) / 32, s, line);
       else if (data) this.emitInt(name, (31 * lanes(result)) / 32, line);
       return;
@@ -545,7 +539,7 @@ export abstract class ExprWalker {
   }
 
   /** Builtins that touch memory or resources: textures, atomics, `arrayLength`, barriers. */
-  private memoryBuiltin(name: string, e: FunctionCallExpression, line: number): Val | undefined {
+  private memoryBuiltin(name: string, e: FunctionCallExpression, line: number, unused: boolean): Val | undefined {
     const args = e.arguments;
     if (name === 'arrayLength') return this.arrayLength(args[0]);
     if (name === 'workgroupBarrier' || name === 'storageBarrier' || name === 'textureBarrier') return opaqueVal(UNKNOWN, 0);
@@ -553,7 +547,7 @@ export abstract class ExprWalker {
       const p = this.pointee(args[0]);
       return p ? this.readPlace(p, e.start, this.text(args[0])) : opaqueVal(UNKNOWN, DEP.DATA);
     }
-    if (ATOMIC_RMW.has(name) || ATOMIC_OTHER.has(name)) return this.atomic(name, e, line);
+    if (ATOMIC_RMW.has(name) || ATOMIC_OTHER.has(name)) return this.atomic(name, e, line, unused);
     if (name === 'textureLoad' || SAMPLE.has(name) || GATHER.has(name) || name === 'textureStore') return this.textureAccess(name, e, line);
     if (name === 'textureDimensions' || TEXTURE_QUERY.has(name)) return this.textureQuery(name, args[0]);
     return undefined;
@@ -573,15 +567,17 @@ export abstract class ExprWalker {
     return uniformValue(U32, `arrayLength(${p.path})`, this.env);
   }
 
-  private atomic(name: string, e: FunctionCallExpression, line: number): Val {
+  private atomic(name: string, e: FunctionCallExpression, line: number, unused: boolean): Val {
     const p = this.pointee(e.arguments[0]);
     const rest = e.arguments.slice(1).map((a) => this.evalExpr(a));
     const type = p ? valueType(p.type) : U32;
     if (!p) return opaqueVal(type, DEP.DATA);
     const what = this.text(e);
-    if (name !== 'atomicStore') this.readAtomic(p, line, what);
+    // COUNTING.md: an atomic read-modify-write is one store (done in L2), plus one load when the old value is used.
+    if (name === 'atomicLoad' || (name !== 'atomicStore' && !unused)) this.readAtomic(p, line, what);
     if (name !== 'atomicLoad') this.writePlace(p, opaqueVal(type, DEP.DATA | joinDeps(...rest)), line, what);
     if (ATOMIC_RMW.has(name)) this.emitInt(name, 1, line);
+    if (ATOMIC_RMW.has(name) || name === 'atomicExchange' || name === 'atomicCompareExchangeWeak') this.notes.assume('atomics');
     return opaqueVal(type, DEP.DATA);
   }
 
@@ -626,7 +622,7 @@ export abstract class ExprWalker {
     const channels = t.name.startsWith('texture_depth') ? 1 : 4;
     if (d) return channels * DTYPE_BYTES[d];
     if (t.format) return texelBytes(t.format) ?? 4;
-    this.assume(WGSL_MSG.textureFormat(texName));
+    this.notes.assume('textureFormat', texName);
     return 4;
   }
 
@@ -652,14 +648,15 @@ export abstract class ExprWalker {
     const nw = (c: number) => sym(`num_workgroups.${COMPONENTS[c]}`);
     const comp = (v: Omit<Val, 'type'>): Val => ({ type: U32, ...v });
     switch (name) {
+      // Ids are symbols (`@lid.x`, `@wid.x`): loop headers that start at them are counted by the engine's rules.
       case 'local_invocation_id':
-        return vector(this.wg.map((w, c) => comp({ deps: DEP.LID, range: upTo(w), fn: (env) => env.get(`@lid.${COMPONENTS[c]}`), lid: COMPONENTS[c] as 'x' | 'y' | 'z' })));
+        return vector(this.wg.map((w, c) => comp({ deps: DEP.LID, sym: sym(`@lid.${COMPONENTS[c]}`), range: upTo(w), fn: (env) => env.get(`@lid.${COMPONENTS[c]}`), lid: COMPONENTS[c] as 'x' | 'y' | 'z' })));
       case 'local_invocation_index':
-        return { type: U32, deps: DEP.LID, range: upTo(mul(...this.wg)), fn: (env) => env.get('@lidx'), lid: 'idx' };
+        return { type: U32, deps: DEP.LID, sym: sym('@lidx'), range: upTo(mul(...this.wg)), fn: (env) => env.get('@lidx'), lid: 'idx' };
       case 'global_invocation_id':
-        return vector(this.wg.map((w, c) => comp({ deps: DEP.GID, range: upTo(mul(nw(c), w)) })));
+        return vector(this.wg.map((w, c) => comp({ deps: DEP.GID, sym: add(mul(sym(`@wid.${COMPONENTS[c]}`), w), sym(`@lid.${COMPONENTS[c]}`)), range: upTo(mul(nw(c), w)) })));
       case 'workgroup_id':
-        return vector(this.wg.map((_, c) => comp({ deps: DEP.WID, range: upTo(nw(c)) })));
+        return vector(this.wg.map((_, c) => comp({ deps: DEP.WID, sym: sym(`@wid.${COMPONENTS[c]}`), range: upTo(nw(c)) })));
       case 'num_workgroups':
         return vector([0, 1, 2].map((c) => uniformValue(U32, `num_workgroups.${COMPONENTS[c]}`, this.env)));
       case 'subgroup_size':
@@ -676,7 +673,7 @@ export abstract class ExprWalker {
     const attr = findAttribute(fn.attributes, 'workgroup_size');
     const line = this.lineOf(fn.name.start);
     if (!attr) {
-      this.report(wdiag('noWorkgroupSize', line, 'warning', WGSL_MSG.noWorkgroupSize(fn.name.ident.originalName)));
+      this.notes.say('noWorkgroupSize', line, fn.name.ident.originalName);
       return [num(1), num(1), num(1)];
     }
     return [0, 1, 2].map((i) => {
@@ -684,7 +681,7 @@ export abstract class ExprWalker {
       if (!p) return num(1);
       const v = this.evalExpr(p);
       if (v.sym && isConst(v)) return v.sym;
-      this.report(wdiag('workgroupSize', line, 'warning', WGSL_MSG.workgroupSize(this.text(p))));
+      this.notes.say('workgroupSize', line, this.text(p));
       return sym(`workgroup_size.${COMPONENTS[i]}`);
     });
   }
@@ -692,7 +689,7 @@ export abstract class ExprWalker {
   /** Names a constant condition needs a value for. */
   protected missingNames(v: Val): string[] {
     const out = new Set<string>();
-    for (const c of [v, ...(v.comps ?? [])]) for (const s of [...(c.sym ? freeSymbols(c.sym) : []), ...(c.names ?? [])]) if (!this.env.has(s)) out.add(s);
+    for (const c of [v, ...(v.comps ?? [])]) for (const s of [...(c.sym ? freeSymbols(c.sym) : []), ...(c.names ?? [])]) if (!this.env.has(s) && !s.startsWith('@')) out.add(s);
     return [...out];
   }
 

@@ -10,6 +10,7 @@
  * footprint for the kernel at all (a partial one would understate the
  * compulsory bytes), and the note says why.
  */
+import { assumption, type Assumption } from '../../messages';
 import type { TensorFootprint } from '../../ir';
 import { add, evaluate, freeSymbols, max, min, mul, num, sub, type Env, type Expr } from '../../sym/expr';
 import { hasDep, DEP, rangeUnion, type Range, type Val } from './values';
@@ -39,13 +40,13 @@ interface Hull {
 export interface FootprintResult {
   footprints: TensorFootprint[];
   note?: string;
-  assumptions: string[];
+  assumptions: Assumption[];
 }
 
 /** Folds the accesses into per-tensor footprints, or explains why there are none. */
 export function footprintsOf(accesses: Access[], env: Env): FootprintResult {
   const hulls = new Map<string, Hull>();
-  const assumptions: string[] = [];
+  const assumptions: Assumption[] = [];
   for (const a of accesses) {
     const h = hulls.get(a.target) ?? { elemBytes: a.elemBytes, read: undefined, written: undefined };
     hulls.set(a.target, h);
@@ -69,7 +70,7 @@ export function footprintsOf(accesses: Access[], env: Env): FootprintResult {
 }
 
 /** The index interval(s) of one access, clamped to the array; a string says why there is none. */
-function accessRanges(a: Access, assumptions: string[]): Range[] | string {
+function accessRanges(a: Access, assumptions: Assumption[]): Range[] | string {
   if (a.unbounded) return a.unbounded;
   if (a.coords) {
     const out: Range[] = [];
@@ -83,7 +84,7 @@ function accessRanges(a: Access, assumptions: string[]): Range[] | string {
   if (!a.index.range || hasDep(a.index, DEP.DATA) || hasDep(a.index, DEP.MUT)) {
     const why = hasDep(a.index, DEP.DATA) ? 'depends on loaded data' : 'cannot be bounded';
     if (!a.cap) return `index of \`${a.target}\` (line ${a.line}) ${why} and its length is unknown (bind \`arrayLength(${a.target})\`)`;
-    assumptions.push(`compulsory traffic: the index of \`${a.target}\` (line ${a.line}) ${why}; assumed to touch the whole array`);
+    assumptions.push(assumption('footprintWhole', a.target, a.line, why));
     return [[num(0), sub(a.cap, num(1))]];
   }
   const [lo, hi] = a.index.range;

@@ -11,13 +11,13 @@
  */
 import { hash53 } from '../../hash';
 import { parseSrcModule, type WeslAST } from 'wesl/core';
-import type { Frontend, FrontendContext } from '../../analyze';
+import { KernelCache, runKernels } from '../../engine/driver';
+import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
-import { diag, MSG } from '../../messages';
+import { say } from '../../messages';
 import { remember, staleKernels } from './cache';
 import { dispatchFor, scanHost, type EmbeddedShader, type HostScan } from './embedded';
 import { analyzeEntry } from './kernel';
-import { WGSL_MSG, wdiag } from './messages';
 import { scanModule, type ModuleInfo } from './module';
 
 const HOST_FILE = /\.(m?js|cjs|jsx|ts|mts|cts|tsx)$/i;
@@ -52,8 +52,10 @@ export const wgslFrontend: Frontend = (ctx) => {
     broken ||= ast.diagnostics.some((d) => d.severity === 'error');
   });
   if (broken) out.kernels.push(...staleKernels(path, new Set(out.kernels.map((k) => k.name))));
-  if (out.kernels.length === 0 && !out.diagnostics.some((d) => d.severity !== 'info'))
-    out.diagnostics.push(diag('noKernels', 1, 'info', MSG.noKernels('WGSL @compute')));
+  if (out.kernels.length === 0 && !out.diagnostics.some((d) => d.severity !== 'info')) {
+    const defs = (ctx.source.match(/@compute\b/g) ?? []).length;
+    out.diagnostics.push(defs > 0 ? say('kernelsNotFound', 1, 'WGSL', `${defs} \`@compute\` function(s)`) : say('noKernels', 1, 'WGSL @compute'));
+  }
   return out;
 };
 
@@ -75,36 +77,40 @@ function analyzeShader(
   out: FileIR,
   dispatch: (entry: string) => { grid: number[]; detail: string } | undefined,
 ): KernelIR[] {
-  for (const d of ast.diagnostics)
-    out.diagnostics.push(diag('parseError', lineOf(d.start), d.severity === 'error' ? 'error' : 'warning', MSG.parseError(d.message)));
-  const errors = ast.diagnostics.filter((d) => d.severity === 'error');
-  const intact: KernelIR[] = [];
-  const context = hash53(outsideEntries(ast.srcModule.src, mod, lineOf));
-  const inputs = JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value, p.line]), ctx.path ?? '']);
-  for (const fn of mod.entries) {
-    if (ctx.budget.spent()) break;
-    const name = fn.name.ident.originalName;
-    try {
-      const d = dispatch(name);
-      const key = [ast.srcModule.src.slice(fn.start, fn.end), lineOf(fn.start), context, inputs, JSON.stringify(d ?? null)].join('\0');
-      let k = entryCache.get(key);
-      if (k) {
-        entryCache.delete(key);
-        entryCache.set(key, k);
-      } else {
-        k = analyzeEntry({ ctx, mod, fn, lineOf, dispatch: d });
-        if (!ctx.budget.expired) {
-          entryCache.set(key, k);
-          while (entryCache.size > MAX_CACHED_ENTRIES) entryCache.delete(entryCache.keys().next().value as string);
-        }
-      }
-      out.kernels.push(k);
-      if (!errors.some((d) => d.start >= fn.start && d.start <= fn.end)) intact.push(k);
-    } catch (e) {
-      out.diagnostics.push(diag('internal', lineOf(fn.start), 'error', MSG.internal(`analysing \`${name}\`: ${String((e as Error)?.message ?? e)}`)));
-    }
+  for (const d of ast.diagnostics) {
+    const dg = say('parseError', lineOf(d.start), d.message);
+    out.diagnostics.push(d.severity === 'error' ? { ...dg, severity: 'error' } : dg);
   }
-  return intact;
+  const errors = ast.diagnostics.filter((d) => d.severity === 'error');
+  const context = hash53(outsideEntries(ast.srcModule.src, mod, lineOf));
+  const r = runKernels(
+    ctx,
+    cache,
+    'wgsl',
+    'workgroup',
+    mod.entries.map((fn) => {
+      const name = fn.name.ident.originalName;
+      const d = dispatch(name);
+      return {
+        key: [ast.srcModule.src.slice(fn.start, fn.end), lineOf(fn.start), context, ctx.path ?? '', JSON.stringify(d ?? null)].join('\0'),
+        name,
+        line: lineOf(fn.name.start),
+        range: { startLine: lineOf(fn.start) - 1, endLine: lineOf(fn.end) - 1 },
+        run: () => analyzeEntry({ ctx, mod, fn, lineOf, dispatch: d }),
+      };
+    }),
+  );
+  out.kernels.push(...r.kernels);
+  out.diagnostics.push(...r.diagnostics);
+  if (r.incomplete) {
+    const prev = out.incomplete ?? { analysed: 0, total: 0 };
+    out.incomplete = { analysed: prev.analysed + r.incomplete.analysed, total: prev.total + r.incomplete.total };
+  }
+  // Kernels of functions with no syntax error are the ones worth remembering as the last good analysis.
+  return r.kernels.filter((k) => {
+    const fn = mod.entries.find((f) => f.name.ident.originalName === k.name);
+    return !k.failed && !k.truncated && fn && !errors.some((d) => d.start >= fn.start && d.start <= fn.end);
+  });
 }
 
 /**
@@ -112,11 +118,10 @@ function analyzeShader(
  * line, the rest of the module (declarations, helpers), the user's inputs and
  * the dispatch. An edit re-analyses only the entry points it touched.
  */
-const MAX_CACHED_ENTRIES = 4096;
-const entryCache = new Map<string, KernelIR>();
+const cache = new KernelCache();
 
 export function clearWgslCache(): void {
-  entryCache.clear();
+  cache.clear();
 }
 
 /**
@@ -140,7 +145,7 @@ function parse(code: string, path: string, lineOf: (offset: number) => number, d
   try {
     return parseSrcModule({ modulePath: 'package::main', debugFilePath: path, src: code });
   } catch (e) {
-    diags.push(diag('parseError', lineOf(0), 'error', MSG.parseError(String((e as Error)?.message ?? e))));
+    diags.push({ ...say('parseError', lineOf(0), String((e as Error)?.message ?? e)), severity: 'error' });
     return undefined;
   }
 }
@@ -152,7 +157,7 @@ function dispatchDetail(scan: HostScan, sh: EmbeddedShader, entry: string, kerne
   const line = hostLine(d.offset);
   const text = d.text.trim();
   if (!d.grid) {
-    out.diagnostics.push(wdiag('dispatchUnresolved', line, 'info', WGSL_MSG.dispatchUnresolved(text)));
+    out.diagnostics.push(say('dispatchUnresolved', line, text));
     return undefined;
   }
   return { grid: d.grid, detail: `dispatchWorkgroups(${text}) (line ${line})` };

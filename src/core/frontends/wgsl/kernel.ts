@@ -5,7 +5,7 @@
  * footprints for compulsory traffic.
  */
 import type { FnElem } from 'wesl/core';
-import type { FrontendContext } from '../../analyze';
+import type { FrontendContext } from '../../frontend';
 import type { KernelIR } from '../../ir';
 import { mul, sym, type Expr } from '../../sym/expr';
 import { seedBindings } from '../common';
@@ -38,7 +38,7 @@ export function analyzeEntry(inp: EntryInputs): KernelIR {
   const env = bindings.env();
   const units = unitsOf(DIMS.filter((d, i) => (grid ? i < Math.max(1, grid.length) : bindings.has(`num_workgroups.${d}`))));
   const fp = footprintsOf(walker.log.accesses, env);
-  const assumptions = [...walker.log.assumptions, ...fp.assumptions];
+  const assumptions = [...walker.notes.assumptions, ...fp.assumptions];
   let compulsoryNote = fp.note;
   if (walker.log.accesses.length === 0) compulsoryNote = 'no storage buffer or texture traffic';
   return {
@@ -52,9 +52,9 @@ export function analyzeEntry(inp: EntryInputs): KernelIR {
     bindings: bindings.toRecord(),
     footprints: fp.footprints,
     ...(compulsoryNote ? { compulsoryNote } : {}),
-    assumptions: [...new Set(assumptions)],
-    diagnostics: walker.log.diagnostics,
-    needed: [...walker.log.needed],
+    assumptions: assumptions.filter((a, i) => assumptions.findIndex((b) => b.text === a.text) === i),
+    diagnostics: walker.notes.diagnostics,
+    needed: [...walker.notes.needed],
   };
 }
 

@@ -11,7 +11,9 @@
  * a named symbol the user can bind.
  */
 import type { AssignElem, DecrementElem, ExpressionElem, IncrementElem, CallElem } from 'wesl/core';
-import { add, cdiv, evaluate, log2, max, min, mul, num, printExpr, sub, sym, div, type Env, type Expr } from '../../sym/expr';
+import type { Notes } from '../../engine/recorder';
+import { loopTrips, type Cmp, type StepOp } from '../../engine/trips';
+import { add, evaluate, freeSymbols, max, min, mul, num, sub, sym, type Env, type Expr } from '../../sym/expr';
 import { DEP, hasDep, type Range, type Val } from './values';
 
 /** Loops longer than this are not unrolled to count per-iteration predicates. */
@@ -75,108 +77,66 @@ export interface TripInfo {
   values: number[] | undefined;
   /** The counter's interval over all trips. */
   range: Range | undefined;
-  /** Why the count is only an upper bound or approximate, for the hover. */
-  note?: string;
   /** True when the count is a placeholder symbol. */
   unknown: boolean;
 }
 
-/** The trip count of `for (v = start; v op bound; v = v step c)`. */
-export function tripCount(op: string, start: Val, bound: Val, step: string, c: Val, env: Env, line: number): TripInfo {
+/**
+ * The trip count of `for (v = start; v op bound; v = v step c)`, by the
+ * engine's rules (engine/trips.ts): the frontend only reads the header.
+ * Invocation and workgroup ids are the symbols `@lid.*`, `@lidx`, `@wid.*`.
+ */
+export function tripCount(op: string, start: Val, bound: Val, step: string, c: Val, env: Env, line: number, notes: Notes, wg: Expr[]): TripInfo {
   if ([start, bound, c].some((x) => hasDep(x, DEP.DATA) || hasDep(x, DEP.MUT))) return unknownTrips(line);
-  if (step === '+' || step === '-') return additive(op, start, bound, step, c, env, line);
-  return multiplicative(op, start, bound, step, c, env, line);
+  if (!start.sym || !bound.sym || !c.sym || !isCmp(op) || !isStep(step)) return unknownTrips(line);
+  const t = loopTrips(
+    {
+      line,
+      start: start.sym,
+      bound: bound.sym,
+      cmp: op,
+      op: step,
+      step: c.sym,
+      unitIndex: new Map(['x', 'y', 'z'].map((d) => [`@wid.${d}`, sym(`num_workgroups.${d}`)])),
+      threadIndex: new Map(['@lid.x', '@lid.y', '@lid.z', '@lidx'].map((n) => [n, num(0)])),
+      env,
+    },
+    notes,
+  );
+  if (t.unknown) return unknownTrips(line);
+  if (step === '+' || step === '-') {
+    const cv = evaluate(c.sym, env);
+    const up = step === '+' ? cv === undefined || cv > 0 : cv !== undefined && cv < 0;
+    const stride = cv !== undefined && cv < 0 ? mul(num(-1), c.sym) : c.sym;
+    const last = mul(stride, sub(t.trips, num(1)));
+    const range: Range | undefined = start.range && (up ? [start.range[0], add(start.range[1], last)] : [sub(start.range[0], last), start.range[1]]);
+    const varies = !isIdFree(start.sym) || !isIdFree(bound.sym);
+    return { trips: t.trips, values: varies ? undefined : additiveValues(start.sym, t.trips, stride, up, env), range, unknown: false };
+  }
+  const values = t.values;
+  const range: Range | undefined = values && values.length ? [num(Math.min(...values)), num(Math.max(...values))] : [min(start.sym, bound.sym), max(start.sym, bound.sym)];
+  return { trips: t.trips, values, range, unknown: false };
+}
+
+function isIdFree(e: Expr): boolean {
+  for (const s of freeSymbols(e)) if (s.startsWith('@')) return false;
+  return true;
+}
+
+function isCmp(op: string): op is Cmp {
+  return op === '<' || op === '<=' || op === '>' || op === '>=' || op === '!=';
+}
+
+function isStep(op: string): op is StepOp {
+  return ['+', '-', '*', '/', '<<', '>>'].includes(op);
 }
 
 export function unknownTrips(line: number): TripInfo {
   return { trips: sym(`trips_L${line}`), values: undefined, range: undefined, unknown: true };
 }
 
-function additive(op: string, start: Val, bound: Val, step: string, c: Val, env: Env, line: number): TripInfo {
-  if (!c.sym || c.deps !== 0) return unknownTrips(line);
-  const cv = evaluate(c.sym, env);
-  const up = step === '+' ? cv === undefined || cv > 0 : cv !== undefined && cv < 0;
-  const stride = cv !== undefined && cv < 0 ? mul(num(-1), c.sym) : c.sym;
-  const a = start.sym ?? (up ? start.range?.[0] : start.range?.[1]);
-  const b = bound.sym ?? (up ? bound.range?.[1] : bound.range?.[0]);
-  if (!a || !b) return unknownTrips(line);
-  const varies = !start.sym || !bound.sym;
-  let span: Expr | undefined;
-  if (up && (op === '<' || op === '!=')) span = sub(b, a);
-  else if (up && op === '<=') span = add(sub(b, a), num(1));
-  else if (!up && (op === '>' || op === '!=')) span = sub(a, b);
-  else if (!up && op === '>=') span = add(sub(a, b), num(1));
-  if (!span) return unknownTrips(line);
-  const trips = cdiv(span, stride);
-  const last = mul(stride, sub(trips, num(1)));
-  const range: Range | undefined = start.range && (up ? [start.range[0], add(start.range[1], last)] : [sub(start.range[0], last), start.range[1]]);
-  const info: TripInfo = { trips, values: additiveValues(a, trips, stride, up, env, varies), range, unknown: false };
-  if (varies) info.note = `trip count of the loop at line ${line} varies across invocations; the largest (${printExpr(trips)}) is counted`;
-  return info;
-}
-
-function additiveValues(a: Expr, trips: Expr, stride: Expr, up: boolean, env: Env, varies: boolean): number[] | undefined {
+function additiveValues(a: Expr, trips: Expr, stride: Expr, up: boolean, env: Env): number[] | undefined {
   const [av, tv, sv] = [evaluate(a, env), evaluate(trips, env), evaluate(stride, env)];
-  if (varies || av === undefined || tv === undefined || sv === undefined || tv > MAX_UNROLL) return undefined;
+  if (av === undefined || tv === undefined || sv === undefined || tv > MAX_UNROLL || !Number.isInteger(tv)) return undefined;
   return Array.from({ length: Math.max(0, tv) }, (_, i) => (up ? av + i * sv : av - i * sv));
-}
-
-const STEPS: Record<string, (v: number, c: number) => number> = {
-  '*': (v, c) => v * c,
-  '/': (v, c) => Math.trunc(v / c),
-  '<<': (v, c) => v * 2 ** c,
-  '>>': (v, c) => Math.floor(v / 2 ** c),
-};
-
-const TESTS: Record<string, (v: number, b: number) => boolean> = {
-  '<': (v, b) => v < b,
-  '<=': (v, b) => v <= b,
-  '>': (v, b) => v > b,
-  '>=': (v, b) => v >= b,
-  '!=': (v, b) => v !== b,
-};
-
-function multiplicative(op: string, start: Val, bound: Val, step: string, c: Val, env: Env, line: number): TripInfo {
-  const [a, b, cv] = [start.sym && evaluate(start.sym, env), bound.sym && evaluate(bound.sym, env), c.sym && evaluate(c.sym, env)];
-  const next = STEPS[step];
-  const test = TESTS[op];
-  if (!next || !test) return unknownTrips(line);
-  if (typeof a === 'number' && typeof b === 'number' && typeof cv === 'number') return simulate(a, b, cv, next, test, line);
-  return symbolicLog(op, start, bound, step, c, env, line);
-}
-
-function simulate(a: number, b: number, c: number, next: (v: number, c: number) => number, test: (v: number, b: number) => boolean, line: number): TripInfo {
-  const values: number[] = [];
-  let v = a;
-  while (test(v, b)) {
-    values.push(v);
-    const w = next(v, c);
-    if (w === v || values.length > 64) return unknownTrips(line);
-    v = w;
-  }
-  const lo = values.length ? Math.min(...values) : a;
-  const hi = values.length ? Math.max(...values) : a;
-  return { trips: num(values.length), values, range: [num(lo), num(hi)], unknown: false };
-}
-
-/** Halving and doubling loops over symbolic bounds: exact for powers of two. */
-function symbolicLog(op: string, start: Val, bound: Val, step: string, c: Val, env: Env, line: number): TripInfo {
-  const unit = (step === '<<' || step === '>>') && c.sym && evaluate(c.sym, env) === 1;
-  const two = (step === '*' || step === '/') && c.sym && evaluate(c.sym, env) === 2;
-  if (!(unit || two) || !start.sym || !bound.sym) return unknownTrips(line);
-  const shrinking = step === '>>' || step === '/';
-  let trips: Expr | undefined;
-  if (shrinking && (op === '>' || op === '>=')) {
-    const toZero = evaluate(bound.sym, env) === 0 && op === '>';
-    trips = toZero ? add(log2(start.sym), num(1)) : add(log2(div(start.sym, bound.sym)), num(op === '>=' ? 1 : 0));
-  } else if (!shrinking && (op === '<' || op === '<=')) trips = add(log2(div(bound.sym, start.sym)), num(op === '<=' ? 1 : 0));
-  if (!trips) return unknownTrips(line);
-  const range: Range = [min(start.sym, bound.sym), max(start.sym, bound.sym)];
-  return {
-    trips,
-    values: undefined,
-    range,
-    unknown: false,
-    note: `trip count of the loop at line ${line} (${printExpr(trips)}) assumes power-of-two bounds`,
-  };
 }

@@ -11,8 +11,9 @@
  *     calls: inlined (recursion and runaway depth guarded)
  */
 import type { BlockElem, ExpressionElem, FnElem, ForElem, IfElem, LoopElem, Statement, SwitchElem, WhileElem } from 'wesl/core';
-import type { Event, Region } from '../../ir';
-import { diag, MSG } from '../../messages';
+import { decide } from '../../engine/branch';
+import { accumulate, Notes, Recorder, scaleRegion } from '../../engine/recorder';
+import type { Region } from '../../ir';
 import { add, exprKey, max as emax, min as emin, mul, num, scale, sub, type Expr } from '../../sym/expr';
 import { countActive, type ActivePred } from './conditions';
 import { ExprWalker, type Frame } from './expressions';
@@ -37,7 +38,7 @@ export class KernelWalker extends ExprWalker {
   walkEntry(fn: FnElem): Region {
     const line = this.lineOf(fn.name.start);
     const body: Region = { kind: 'kernel', line, trips: num(1), label: `@compute fn ${fn.name.ident.originalName}`, events: [], children: [] };
-    this.region = body;
+    this.rec = new Recorder(body);
     this.wg = this.workgroupSize(fn);
     this.active = mul(...this.wg);
     const frame: Frame = { fnName: fn.name.ident.originalName, scopes: [new Map()], ret: undefined };
@@ -72,11 +73,11 @@ export class KernelWalker extends ExprWalker {
     const name = fn.name.ident.originalName;
     const retType = this.types.resolve(fn.returnType);
     if (this.frames.some((f) => f.fnName === name)) {
-      this.report(diag('recursion', line, 'warning', MSG.recursion(name)));
+      this.notes.say('recursion', line, name);
       return opaqueVal(retType, joinDeps(...args) | DEP.MUT);
     }
     if (this.frames.length >= MAX_CALL_DEPTH) {
-      this.report(diag('depthLimit', line, 'warning', MSG.depthLimit(name)));
+      this.notes.say('depthLimit', line, `helper \`${name}\``);
       return opaqueVal(retType, joinDeps(...args) | DEP.MUT);
     }
     const frame: Frame = { fnName: name, scopes: [new Map()], ret: undefined };
@@ -129,7 +130,12 @@ export class KernelWalker extends ExprWalker {
         this.step(s.target, s.kind === 'increment' ? '+' : '-');
         return false;
       case 'call':
-        this.evalExpr(s.call);
+        this.discarded = true;
+        try {
+          this.evalExpr(s.call);
+        } finally {
+          this.discarded = false;
+        }
         return false;
       case 'if':
         return this.walkIf(s);
@@ -200,94 +206,81 @@ export class KernelWalker extends ExprWalker {
   private walkIf(s: IfElem): boolean {
     const line = this.lineOf(s.start);
     const cls = this.classify(s.condition);
-    const exits = !s.else && endsInExit(s.body);
+    const text = this.text(s.condition);
+    let exited = false;
+    const then = () => {
+      exited = this.walkBlock(s.body);
+    };
+    const otherwise = s.else
+      ? () => {
+          exited = this.walkElse(s.else!);
+        }
+      : undefined;
     switch (cls.kind) {
       case 'const':
-        return this.constIf(s, cls, line);
-      case 'lid':
-        return this.lidIf(s, cls.preds, exits);
+        if (cls.value === undefined) for (const n of cls.missing) this.notes.need(n);
+        decide(this, cls.value === undefined ? { k: 'compile', names: cls.missing } : { k: 'const', value: cls.value }, { line, text, then, else: otherwise, exits: !s.else && endsInExit(s.body) && cls.value === undefined });
+        // A decided branch that leaves ends the walk; an undecided one does not.
+        return cls.value === undefined ? false : exited;
+      case 'lid': {
+        const others = negatePreds(cls.preds);
+        decide(
+          this,
+          { k: 'thread' },
+          { line, text, then, else: otherwise, exits: !s.else && endsInExit(s.body) },
+          {
+            threads: (holds, arm, rest) => {
+              const preds = holds ? cls.preds : [others];
+              if (rest) {
+                // The invocations that left: the rest of the block runs on the others.
+                const base = this.preds.length;
+                this.pushPreds(cls.preds);
+                this.walkBlock(s.body);
+                this.restorePreds(base);
+                this.pushPreds(preds);
+                return;
+              }
+              const base = this.preds.length;
+              this.pushPreds(preds);
+              arm?.();
+              this.restorePreds(base);
+            },
+          },
+        );
+        return false;
+      }
       case 'bounds':
-        return this.boundsIf(s, exits);
-      default:
-        return this.dataIf(s, cls.preds, !s.else && isGuard(s.body), line);
+        decide(
+          this,
+          { k: 'bounds' },
+          { line, text, then, exits: !s.else && endsInExit(s.body) },
+          {
+            narrow: (holds, arm) => {
+              const undo = this.narrow(s.condition, !holds || !arm);
+              if (!arm) return;
+              arm();
+              undo();
+            },
+          },
+        );
+        return false;
+      default: {
+        const base = this.preds.length;
+        this.pushPreds(cls.preds);
+        this.dataDepth++;
+        try {
+          decide(this, { k: 'data' }, { line, text, then, else: otherwise, exits: !s.else && isGuard(s.body) });
+        } finally {
+          this.dataDepth--;
+          this.restorePreds(base);
+        }
+        return false;
+      }
     }
-  }
-
-  private constIf(s: IfElem, cls: Extract<CondClass, { kind: 'const' }>, line: number): boolean {
-    if (cls.value === true) return this.walkBlock(s.body);
-    if (cls.value === false) return s.else ? this.walkElse(s.else) : false;
-    for (const n of cls.missing) this.log.needed.add(n);
-    this.report(diag('unknownCondition', line, 'info', MSG.unknownCondition(this.text(s.condition))));
-    this.walkBlock(s.body);
-    if (s.else) this.walkElse(s.else);
-    return false;
   }
 
   private walkElse(e: IfElem | BlockElem): boolean {
     return e.kind === 'if' ? this.walkIf(e) : this.walkBlock(e);
-  }
-
-  /** A local-id condition: the body runs on the invocations that satisfy it, the rest on the others. */
-  private lidIf(s: IfElem, preds: ActivePred[], exits: boolean): boolean {
-    const base = this.preds.length;
-    this.pushPreds(preds);
-    this.walkBlock(s.body);
-    this.restorePreds(base);
-    const others = negatePreds(preds);
-    if (exits) {
-      this.pushPreds([others]);
-      return false;
-    }
-    if (s.else) {
-      this.pushPreds([others]);
-      this.walkElse(s.else);
-      this.restorePreds(base);
-    }
-    return false;
-  }
-
-  /** A bounds check: true on the interior path; a body that exits (an edge path) is not taken. */
-  private boundsIf(s: IfElem, exits: boolean): boolean {
-    this.assume('masks and bounds checks assumed true (interior tile)');
-    if (exits) {
-      this.assume('early-exit guards (`if (i >= n) { return; }`) not taken');
-      this.narrow(s.condition, true);
-      return false;
-    }
-    const undo = this.narrow(s.condition, false);
-    this.walkBlock(s.body);
-    undo();
-    return false;
-  }
-
-  /** A data-dependent condition: counted as taken (both arms of an if/else), as branch regions. */
-  private dataIf(s: IfElem, preds: ActivePred[], guard: boolean, line: number): boolean {
-    if (guard) {
-      this.assume(`data-dependent early exit at line ${line} not taken`);
-      return false;
-    }
-    const base = this.preds.length;
-    this.pushPreds(preds);
-    this.assume(
-      s.else
-        ? `data-dependent branch at line ${line}: both arms counted (upper bound)`
-        : `data-dependent branch at line ${line} counted as taken (upper bound)`,
-    );
-    this.inBranch(line, `if (${this.text(s.condition)})`, () => this.walkBlock(s.body));
-    this.restorePreds(base);
-    if (s.else) this.inBranch(this.lineOf(s.else.start), 'else', () => this.walkElse(s.else!));
-    return false;
-  }
-
-  private inBranch(line: number, label: string, walk: () => void): void {
-    const parent = this.region;
-    const r: Region = { kind: 'branch', line, trips: num(1), label, events: [], children: [] };
-    this.region = r;
-    this.dataDepth++;
-    walk();
-    this.dataDepth--;
-    this.region = parent;
-    parent.children.push(r);
   }
 
   /** Classifies a condition by what it depends on; conjunctions are split. */
@@ -338,7 +331,7 @@ export class KernelWalker extends ExprWalker {
     const known = this.preds.filter((p) => p.fn && p.loops.every((l) => this.unrollEnv.has(l)));
     const fallback = countActive(known, this.wg, this.env, this.unrollEnv);
     this.active = fallback.ok ? fallback.count : mul(...this.wg);
-    this.assume('a condition on the local invocation id or a loop counter could not be evaluated: counted for every invocation (upper bound)');
+    this.notes.assume('laneUncountable');
   }
 
   /**
@@ -401,8 +394,13 @@ export class KernelWalker extends ExprWalker {
       });
       return;
     }
-    this.assume(`every case of the switch at line ${line} counted (upper bound)`);
-    for (const c of s.clauses) this.inBranch(this.lineOf(c.start), c.selectors.includes('default') ? 'default' : 'case', () => this.walkBlock(c.body));
+    this.notes.assume('allCases', line);
+    this.dataDepth++;
+    try {
+      for (const c of s.clauses) this.rec.taken(this.lineOf(c.start), c.selectors.includes('default') ? 'default' : 'case', () => this.walkBlock(c.body));
+    } finally {
+      this.dataDepth--;
+    }
   }
 
   // -------------------------------------------------------------------------
@@ -445,7 +443,7 @@ export class KernelWalker extends ExprWalker {
     this.walkLoop(this.trips(header, step, line), header?.v, line, 'loop', body);
   }
 
-  /** Derives a loop's trip count from its counter; unknown counts become a named symbol. */
+  /** Derives a loop's trip count from its counter (engine/trips.ts); unknown counts become a named symbol. */
   private trips(header: ReturnType<typeof counterCondition>, step: StepSyntax | undefined, line: number): TripInfo {
     const slot = header && this.lookup(header.v);
     let info: TripInfo;
@@ -454,10 +452,9 @@ export class KernelWalker extends ExprWalker {
       const bound = this.evalExpr(header.bound);
       const int = slot.val.type.k === 'scalar' && slot.val.type.s === 'i32' ? I32 : U32;
       const c = step.rhs ? this.evalExpr(step.rhs) : constVal(int, num(1), this.env);
-      info = tripCount(header.op, slot.val, bound, step.op, c, this.env, line);
+      info = tripCount(header.op, slot.val, bound, step.op, c, this.env, line, this.quiet ? new Notes() : this.notes, this.wg);
     }
-    if (info.unknown) this.report(diag('unboundLoop', line, 'info', MSG.unboundLoop(`trips_L${line}`)));
-    if (info.note) this.assume(info.note);
+    if (info.unknown) this.notes.say('unboundLoop', line, `trips_L${line}`);
     return info;
   }
 
@@ -465,7 +462,6 @@ export class KernelWalker extends ExprWalker {
     const key = `@L${line}`;
     const slot = counter ? this.lookup(counter) : undefined;
     const start = slot?.val;
-    const parent = this.region;
     const mark = this.markLog();
     this.markMutated(body, counter);
     const counterVal = (value: number | undefined): Val => ({
@@ -488,14 +484,11 @@ export class KernelWalker extends ExprWalker {
     }
     this.needsUnroll.delete(key);
     if (slot && start) slot.val = opaqueVal(start.type, start.deps | DEP.MUT);
-    this.region = parent;
-    parent.children.push(region);
+    if (!this.quiet) this.rec.region.children.push(region);
   }
 
   private loopBody(trips: Expr, line: number, label: string, body: Statement[], slot: Slot | undefined, counter: Val): Region {
-    const parent = this.region;
     const region: Region = { kind: 'loop', line, trips, label, events: [], children: [] };
-    this.region = region;
     const base = this.preds.length;
     if (slot) {
       slot.val = counter;
@@ -503,11 +496,15 @@ export class KernelWalker extends ExprWalker {
     }
     const f = this.frames[this.frames.length - 1];
     f.scopes.push(new Map());
-    this.walkStatements(body);
+    // Walked apart and attached by the caller (an unrolled loop merges its iterations first).
+    const quiet = this.quiet;
+    this.rec.detached(region, () => {
+      this.rec.quiet = quiet;
+      this.walkStatements(body);
+    });
     f.scopes.pop();
     if (slot) slot.loopVar = false;
     this.restorePreds(base);
-    this.region = parent;
     return region;
   }
 
@@ -520,14 +517,13 @@ export class KernelWalker extends ExprWalker {
     }
   }
 
-  private markLog(): [number, number, number] {
-    return [this.log.assumptions.length, this.log.diagnostics.length, this.log.accesses.length];
+  private markLog(): { notes: [number, number]; accesses: number } {
+    return { notes: this.notes.mark(), accesses: this.log.accesses.length };
   }
 
-  private resetLog([a, d, x]: [number, number, number]): void {
-    this.log.assumptions.length = a;
-    this.log.diagnostics.length = d;
-    this.log.accesses.length = x;
+  private resetLog(m: { notes: [number, number]; accesses: number }): void {
+    this.notes.reset(m.notes);
+    this.log.accesses.length = m.accesses;
   }
 }
 
@@ -659,48 +655,10 @@ function childBlocks(s: Statement): Statement[][] {
   }
 }
 
-/** Sums the regions of an unrolled loop's iterations into one loop region that runs once. */
+/** Sums the regions of an unrolled loop's iterations into one loop region that holds their mean. */
 function mergeUnrolled(parts: Region[], line: number, label: string): Region {
   const merged: Region = { kind: 'loop', line, trips: num(parts.length), label, events: [], children: [] };
   for (const p of parts) accumulate(merged, p);
   scaleRegion(merged, 1 / Math.max(1, parts.length));
   return merged;
-}
-
-function eventKey(e: Event): string {
-  const { count: _c, elems: _e, ...rest } = e as Event & { count?: unknown; elems?: unknown };
-  return JSON.stringify(rest);
-}
-
-function accumulate(into: Region, from: Region): void {
-  for (const e of from.events) {
-    const k = eventKey(e);
-    const i = into.events.findIndex((x) => eventKey(x) === k);
-    if (i < 0) into.events.push({ ...e });
-    else into.events[i] = addEvent(into.events[i], e);
-  }
-  for (const c of from.children) {
-    const match = into.children.find((x) => x.kind === c.kind && x.line === c.line && x.label === c.label && exprKey(x.trips) === exprKey(c.trips));
-    if (match) accumulate(match, c);
-    else {
-      const copy: Region = { ...c, events: [], children: [] };
-      accumulate(copy, c);
-      into.children.push(copy);
-    }
-  }
-}
-
-function addEvent(a: Event, b: Event): Event {
-  if (a.kind === 'flop' && b.kind === 'flop') return { ...a, count: add(a.count, b.count) };
-  if (a.kind === 'int' && b.kind === 'int') return { ...a, count: add(a.count, b.count) };
-  if ((a.kind === 'load' || a.kind === 'store') && (b.kind === 'load' || b.kind === 'store')) return { ...a, elems: add(a.elems, b.elems) };
-  return a;
-}
-
-function scaleRegion(r: Region, k: number): void {
-  r.events = r.events.map((e): Event => {
-    if (e.kind === 'flop' || e.kind === 'int') return { ...e, count: scale(e.count, k) };
-    return { ...e, elems: scale(e.elems, k) };
-  });
-  for (const c of r.children) scaleRegion(c, k);
 }

@@ -1,0 +1,115 @@
+/**
+ * One driver for every frontend: the per-kernel cache, crash isolation per
+ * kernel, step budgets and time slices.
+ *
+ *   frontend: file facts ──► jobs (one per kernel: a cache key and a run)
+ *   driver:   for each job ──► cache hit? ──► else run it under the kernel's
+ *             step budget; an exception becomes an internal-error diagnostic
+ *             on that kernel (listed, no numbers), never the loss of the file;
+ *             a kernel cut short is `truncated` (no numbers, never smaller ones)
+ *
+ * Past the time slice only cached kernels are taken (at least one new kernel
+ * per call, so every call makes progress); the file is then marked
+ * incomplete and the caller analyses again.
+ */
+import type { FrontendContext } from '../frontend';
+import type { Diagnostic, KernelIR, Language, UnitKind } from '../ir';
+import { say } from '../messages';
+import { ONE } from '../sym/expr';
+
+export interface KernelJob {
+  /** Everything the kernel's analysis reads, as text (the driver adds the user's inputs). */
+  key: string;
+  name: string;
+  /** 1-based line of the definition. */
+  line: number;
+  range?: { startLine: number; endLine: number };
+  run: () => KernelIR;
+}
+
+/** A least-recently-used cache of analysed kernels. */
+export class KernelCache {
+  private readonly map = new Map<string, KernelIR>();
+  constructor(private readonly max = 4096) {}
+
+  get(key: string): KernelIR | undefined {
+    const hit = this.map.get(key);
+    if (hit) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, k: KernelIR): void {
+    this.map.set(key, k);
+    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+/** The user's inputs as part of every cache key. */
+export function inputsKey(ctx: FrontendContext): string {
+  return JSON.stringify([ctx.user, ctx.pragmas.map((p) => [p.name, p.value, p.line])]);
+}
+
+export interface DriverResult {
+  kernels: KernelIR[];
+  diagnostics: Diagnostic[];
+  /** Set when the time slice (or the file's budget) ended before every kernel was analysed. */
+  incomplete?: { analysed: number; total: number };
+}
+
+export function runKernels(ctx: FrontendContext, cache: KernelCache, language: Language, unit: UnitKind, jobs: KernelJob[]): DriverResult {
+  const out: DriverResult = { kernels: [], diagnostics: [] };
+  const inputs = inputsKey(ctx);
+  let fresh = 0;
+  for (const job of jobs) {
+    const key = `${job.key}\u0000${inputs}`;
+    const hit = cache.get(key);
+    if (hit) {
+      out.kernels.push(hit);
+      continue;
+    }
+    if (ctx.budget.expired) break;
+    if (fresh > 0 && ctx.budget.over()) continue;
+    fresh++;
+    let ir: KernelIR;
+    let truncated = false;
+    try {
+      const r = ctx.budget.kernel(job.run);
+      ir = r.value;
+      truncated = r.truncated;
+    } catch (e) {
+      ir = failedKernel(job, language, unit, String((e as Error)?.message ?? e));
+    }
+    if (truncated && !ir.truncated) ir = { ...ir, truncated: true, diagnostics: [...ir.diagnostics, say('kernelTruncated', job.line, job.name)] };
+    out.kernels.push(ir);
+    // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
+    if (!(truncated && ctx.budget.expired)) cache.set(key, ir);
+  }
+  if (out.kernels.length < jobs.length) out.incomplete = { analysed: out.kernels.length, total: jobs.length };
+  return out;
+}
+
+/** A kernel the frontend failed on: listed, with the error, and no numbers. */
+export function failedKernel(job: Pick<KernelJob, 'name' | 'line' | 'range'>, language: Language, unit: UnitKind, error: string): KernelIR {
+  return {
+    name: job.name,
+    line: job.line,
+    ...(job.range ? { range: job.range } : {}),
+    language,
+    unit,
+    body: { kind: 'kernel', line: job.line, trips: ONE, label: job.name, events: [], children: [] },
+    units: null,
+    bindings: {},
+    footprints: [],
+    assumptions: [],
+    diagnostics: [say('internal', job.line, `analysing \`${job.name}\`: ${error}`)],
+    needed: [],
+    failed: true,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Steady-state intensity (COUNTING.md, "Honesty"): when a kernel's counts stay
+ * symbolic only because of loop trip counts, the intensity of its dominant
+ * loop per iteration is still a real number — the one tile sizes change
+ * (a matmul's K loop: 2·BM·BN·BK FLOPs per (BM + BN)·BK elements, K cancels).
+ * It is reported beside the full count, labelled with the loop and the
+ * symbols it does not depend on, and never presented as the full count.
+ */
+import type { GpuSpec } from '../gpus/types';
+import type { KernelIR, Region } from '../ir';
+import type { KernelReport } from '../report/types';
+import { evaluate, freeSymbols, type Env } from '../sym/expr';
+
+interface Totals {
+  flops: number;
+  bytes: number;
+}
+
+/** Totals of a region per entry (its own trips excluded), or null when some amount is not evaluable. */
+function body(r: Region, env: Env): Totals | null {
+  const t: Totals = { flops: 0, bytes: 0 };
+  for (const e of r.events) {
+    const v = evaluate(e.kind === 'flop' || e.kind === 'int' ? e.count : e.elems, env);
+    if (v === undefined) return null;
+    if (e.kind === 'flop') t.flops += Math.max(0, v);
+    else if ((e.kind === 'load' || e.kind === 'store') && e.space === 'global') t.bytes += Math.max(0, v) * e.elemBytes;
+  }
+  for (const c of r.children) {
+    if (c.kind === 'choice') {
+      // The arms of a choice: the costlier by the same measure as the count (FLOPs + bytes here).
+      let best: Totals | null = null;
+      for (const a of c.children) {
+        const x = body(a, env);
+        if (!x) return null;
+        if (!best || x.flops + x.bytes > best.flops + best.bytes) best = x;
+      }
+      if (best) {
+        t.flops += best.flops;
+        t.bytes += best.bytes;
+      }
+      continue;
+    }
+    const inner = body(c, env);
+    const trips = c.kind === 'loop' ? evaluate(c.trips, env) : 1;
+    if (!inner || trips === undefined) return null;
+    t.flops += inner.flops * Math.max(0, trips);
+    t.bytes += inner.bytes * Math.max(0, trips);
+  }
+  return t;
+}
+
+interface Candidate {
+  loop: Region;
+  per: Totals;
+  symbols: string[];
+}
+
+/** Loops whose trip count is not evaluable but whose body is: the steady-state candidates. */
+function candidates(r: Region, env: Env, out: Candidate[]): void {
+  for (const c of r.children) {
+    if (c.kind === 'loop' && evaluate(c.trips, env) === undefined) {
+      const per = body(c, env);
+      if (per) {
+        out.push({ loop: c, per, symbols: [...freeSymbols(c.trips)].filter((s) => !env.has(s)).sort() });
+        continue;
+      }
+    }
+    candidates(c, env, out);
+  }
+}
+
+export interface SteadyState {
+  value: number;
+  loopLine: number;
+  loopLabel: string;
+  independentOf: string[];
+  /** True when the whole kernel's intensity tends to this value as the symbols grow. */
+  limit: boolean;
+}
+
+export function steadyState(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, report: KernelReport): SteadyState | undefined {
+  if (report.unbound.length === 0) return undefined;
+  const found: Candidate[] = [];
+  candidates(k.body, opts.env, found);
+  if (found.length === 0) return undefined;
+  // Only trip counts may be unknown: every unbound symbol must be one of the loops' symbols (or the grid's).
+  const loopSyms = new Set(found.flatMap((c) => c.symbols));
+  const gridSyms = k.units ? freeSymbols(k.units) : new Set<string>();
+  if (report.unbound.some((s) => !loopSyms.has(s) && !gridSyms.has(s))) return undefined;
+  const ridge = (opts.gpu.peaks.vector.fp32 ?? 1) / opts.gpu.memoryBandwidth;
+  const weight = (t: Totals) => t.flops + t.bytes * ridge;
+  const best = found.reduce((a, b) => (weight(b.per) > weight(a.per) ? b : a));
+  if (best.per.bytes <= 0 || best.per.flops <= 0) return undefined;
+  const value = best.per.flops / best.per.bytes;
+  // The whole kernel's intensity as the symbols grow: equal to the loop's when it dominates.
+  const at = (x: number): number | undefined => {
+    const env = new Map(opts.env);
+    for (const s of loopSyms) if (!env.has(s)) env.set(s, x);
+    const t = body(k.body, env);
+    return t && t.bytes > 0 ? t.flops / t.bytes : undefined;
+  };
+  const a = at(2 ** 24);
+  const b = at(2 ** 28);
+  const limit = a !== undefined && b !== undefined && Math.abs(a - b) <= 1e-4 * Math.abs(b) && Math.abs(b - value) <= 1e-3 * value;
+  return { value, loopLine: best.loop.line, loopLabel: best.loop.label, independentOf: best.symbols, limit };
+}

@@ -1,0 +1,36 @@
+/**
+ * The frontend contract: what the pipeline hands a language frontend and what
+ * it gets back. A frontend translates syntax into facts and calls the engine
+ * (`engine/`) for every counting decision; it never imports `analyze.ts` or
+ * another frontend (test/architecture.test.ts).
+ */
+import type { Budget } from './budget';
+import type { Dtype } from './gpus/types';
+import type { FileIR } from './ir';
+import type { Parsers } from './parsers';
+
+export type BindingValue = number | boolean | string;
+
+export interface UserInputs {
+  /** `--set NAME=VALUE` / settings. */
+  set: Record<string, BindingValue>;
+  /** `--dtype NAME=TYPE`. */
+  dtypes: Record<string, Dtype>;
+  /** `--dtype NAME=FORMAT` for WGSL textures, kept as written (`rgba8unorm`). */
+  texels?: Record<string, string>;
+  /** `--grid X,Y,Z`. */
+  grid?: number[];
+}
+
+/** What a frontend receives. */
+export interface FrontendContext {
+  source: string;
+  parsers: Parsers;
+  user: UserInputs;
+  /** Pragma bindings found in the file (`# roofline: M=4096`). */
+  pragmas: { name: string; value: BindingValue; line: number }[];
+  budget: Budget;
+  path?: string;
+}
+
+export type Frontend = (ctx: FrontendContext) => FileIR;

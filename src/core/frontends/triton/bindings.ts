@@ -1,0 +1,165 @@
+/**
+ * Where a Triton kernel's values come from besides the launch: module
+ * constants (`BLOCK = 128`, `MODE_SUM: tl.constexpr = 1`), parameter defaults
+ * (which may name those constants), the first `triton.Config` of
+ * `@triton.autotune` (a literal list, a module constant, or a helper that
+ * returns one), and `@triton.heuristics` lambdas evaluated on what is bound.
+ */
+import type { Node } from 'web-tree-sitter';
+import type { BindingSet } from '../../bindings';
+import type { Notes } from '../../engine/recorder';
+import { evaluate, num, type Env } from '../../sym/expr';
+import { hostEval, hostTruth, type FnInfo, type HostScope, type HostValue, type ModuleInfo } from './module';
+import { callArgs, dotted, field, line, named } from './syntax';
+
+export function valueOf(v: HostValue | undefined, env: Env): number | boolean | string | undefined {
+  if (!v) return undefined;
+  if (v.bool !== undefined) return v.bool;
+  if (v.str !== undefined) return v.str;
+  if (v.dtype && !v.expr) return v.dtype;
+  if (v.expr) return evaluate(v.expr, env);
+  return undefined;
+}
+
+
+/** Resolves names to what is bound so far (module constants first, so defaults that name them work). */
+function boundNames(b: BindingSet): (x: string) => HostValue | undefined {
+  return (x) => {
+    const v = b.get(x);
+    if (!v) return undefined;
+    if (typeof v.value === 'number') return { expr: num(v.value) };
+    if (typeof v.value === 'boolean') return { expr: num(v.value ? 1 : 0), bool: v.value };
+    return { str: v.value };
+  };
+}
+
+export function bindGlobals(m: ModuleInfo, b: BindingSet): void {
+  const env = b.env();
+  for (const [name, node] of m.globals) {
+    let n: Node | null = node;
+    // `BLOCK = tl.constexpr(128)`
+    if (n.type === 'call' && /constexpr$/.test(dotted(field(n, 'function')) ?? '')) n = callArgs(n).pos[0] ?? null;
+    if (!n || !['integer', 'float', 'true', 'false', 'binary_operator', 'unary_operator', 'parenthesized_expression'].includes(n.type)) continue;
+    const v = valueOf(hostEval(n, { name: boundNames(b), imports: m.imports, env }), env);
+    if (v !== undefined && typeof v !== 'string') b.bind(name, v, 'global', `module constant (line ${line(node)})`);
+  }
+}
+
+export function bindDefaults(k: FnInfo, m: ModuleInfo, b: BindingSet): void {
+  for (const p of k.params) {
+    if (!p.default) continue;
+    const env = b.env();
+    const v = valueOf(hostEval(p.default, { name: boundNames(b), imports: m.imports, env }), env);
+    if (v !== undefined && !(typeof v === 'string' && !p.constexpr)) b.bind(p.name, v, 'default', `default of parameter \`${p.name}\``);
+  }
+}
+
+/**
+ * A list literal behind a config expression: the literal itself, a module
+ * constant, `a + b` (its first list), or a module function whose return
+ * statement yields one (`configs=get_autotune_config()`).
+ */
+function resolveList(n: Node | null | undefined, m: ModuleInfo, depth: number): Node | undefined {
+  if (!n || depth > 6) return undefined;
+  switch (n.type) {
+    case 'list':
+      return n;
+    case 'parenthesized_expression':
+      return resolveList(named(n)[0], m, depth + 1);
+    case 'identifier':
+      return resolveList(m.globals.get(n.text), m, depth + 1);
+    case 'binary_operator':
+      return resolveList(field(n, 'left'), m, depth + 1) ?? resolveList(field(n, 'right'), m, depth + 1);
+    case 'call': {
+      const fn = m.functions.get(dotted(field(n, 'function')) ?? '');
+      if (!fn || fn.isJit) return undefined;
+      const rets: Node[] = [];
+      const visit = (x: Node, d: number): void => {
+        if (d > 30 || rets.length > 8) return;
+        if (x.type === 'return_statement') {
+          const v = named(x)[0];
+          if (v) rets.push(v);
+          return;
+        }
+        for (const c of x.namedChildren) if (c && c.type !== 'function_definition') visit(c, d + 1);
+      };
+      const body = field(fn.node, 'body');
+      if (body) visit(body, 0);
+      for (const r of rets) {
+        const l = resolveList(r, m, depth + 1);
+        if (l) return l;
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+export /** The first `triton.Config` of `@triton.autotune(configs=[...])`. */
+function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes): Node | undefined {
+  if (!k.autotune) return undefined;
+  const { pos, kw } = callArgs(k.autotune);
+  const configs = resolveList(kw.get('configs') ?? pos[0], m, 0);
+  if (!configs) {
+    notes.say('autotune', line(k.autotune), k.name);
+    return undefined;
+  }
+  const items = named(configs).filter((c) => c.type === 'call');
+  const first = items[0];
+  if (!first) return undefined;
+  const args = callArgs(first);
+  const dict = args.kw.get('kwargs') ?? args.pos[0];
+  const env = b.env();
+  const detail = `triton.Config #1 of ${items.length} (line ${line(first)})`;
+  if (dict?.type === 'dictionary') {
+    const hv = hostEval(dict, { name: () => undefined, imports: m.imports, env });
+    for (const [key, v] of hv?.dict ?? []) {
+      const val = valueOf(v, env);
+      if (val !== undefined) b.bind(key, val, 'autotune', detail);
+    }
+  }
+  for (const [key, v] of args.kw) {
+    if (key === 'kwargs') continue;
+    const val = valueOf(hostEval(v, { name: () => undefined, imports: m.imports, env }), env);
+    if (val !== undefined) b.bind(key, val, 'autotune', detail);
+  }
+  return first;
+}
+
+export /** `@triton.heuristics({'EVEN_K': lambda args: args['K'] % args['BLOCK_K'] == 0})`. */
+function bindHeuristics(k: FnInfo, m: ModuleInfo, b: BindingSet): void {
+  if (!k.heuristics) return;
+  const { pos, kw } = callArgs(k.heuristics);
+  const dict = kw.get('values') ?? pos[0];
+  if (!dict || dict.type !== 'dictionary') return;
+  for (const p of named(dict)) {
+    if (p.type !== 'pair') continue;
+    const key = field(p, 'key');
+    const lam = field(p, 'value');
+    const name = key ? hostEval(key, { name: () => undefined, imports: m.imports, env: new Map() })?.str : undefined;
+    if (!name || !lam) continue;
+    const params = lam.type === 'lambda' ? field(lam, 'parameters') : null;
+    const argName = params ? named(params)[0]?.text : undefined;
+    const env = b.env();
+    const scope: HostScope = {
+      name: (x) => (b.num(x) !== undefined ? { expr: num(b.num(x)!) } : undefined),
+      meta: (key2) => {
+        const v = b.get(key2);
+        if (!v) return undefined;
+        if (typeof v.value === 'number') return { expr: num(v.value) };
+        if (typeof v.value === 'boolean') return { expr: num(v.value ? 1 : 0), bool: v.value };
+        return { str: v.value };
+      },
+      metaNames: new Set(argName ? [argName] : []),
+      imports: m.imports,
+      env,
+    };
+    const hv = hostEval(lam.type === 'lambda' ? field(lam, 'body') : lam, scope);
+    const t = hv?.bool !== undefined ? hv.bool : undefined;
+    const val = t !== undefined ? t : valueOf(hv, env);
+    if (val !== undefined) b.bind(name, val, 'heuristics', `@triton.heuristics (line ${line(p)})`);
+    else if (hv?.expr && hostTruth(hv, env) === undefined) continue;
+  }
+}
+

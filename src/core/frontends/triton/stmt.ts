@@ -1,0 +1,289 @@
+/**
+ * Statements of a Triton kernel: assignments, `if`/`elif`/`else`, `for` over
+ * `range`/`tl.range`/`tl.static_range`, `while`, `return`. Conditions are
+ * classified here and decided by the engine (engine/branch.ts); loop headers
+ * are read here and counted by the engine (engine/trips.ts).
+ */
+import type { Node } from 'web-tree-sitter';
+import { decide, type CondClass } from '../../engine/branch';
+import { loopTrips, unknownTrips } from '../../engine/trips';
+import { say } from '../../messages';
+import { add, evaluate, exprKey, mapSyms, mul, num, ONE, sub, sym, type Expr } from '../../sym/expr';
+import { binaryOp } from './expr';
+import { canonical } from './module';
+import { offAdvance, offRange, offUnknown } from './offsets';
+import type { TritonState } from './state';
+import { callArgs, dotted, field, line, named, shorten } from './syntax';
+import { constInt, NONE, scalar, union, unknown, type Val } from './values';
+
+export function execBlock(st: TritonState, block: Node): void {
+  for (const s of named(block)) {
+    if (st.halted()) return;
+    execStmt(st, s);
+  }
+}
+
+function execStmt(st: TritonState, s: Node): void {
+  switch (s.type) {
+    case 'expression_statement':
+      for (const e of named(s)) {
+        if (e.type === 'assignment') assign(st, e);
+        else if (e.type === 'augmented_assignment') augAssign(st, e);
+        else st.ops.eval(e);
+      }
+      return;
+    case 'if_statement':
+      return execIf(st, s);
+    case 'for_statement':
+      return execFor(st, s);
+    case 'while_statement':
+      return execWhile(st, s);
+    case 'return_statement': {
+      const v = named(s)[0];
+      st.frame.returned = v ? st.ops.eval(v) : NONE;
+      st.frame.done = true;
+      return;
+    }
+    case 'with_statement': {
+      const b = field(s, 'body');
+      if (b) execBlock(st, b);
+      return;
+    }
+    case 'ERROR':
+      st.notes.push(say('parseError', line(s), `\`${shorten(s.text, 40)}\``));
+      return;
+    default:
+      // pass, break, continue, assert, comments, imports, nested definitions: nothing to count.
+      return;
+  }
+}
+
+function assign(st: TritonState, a: Node): void {
+  const left = field(a, 'left');
+  const right = field(a, 'right');
+  if (!left || !right) return;
+  bindTarget(st, left, st.ops.eval(right));
+}
+
+export function bindTarget(st: TritonState, left: Node, v: Val): void {
+  if (left.type === 'identifier') st.frame.vars.set(left.text, v);
+  else if (left.type === 'pattern_list' || left.type === 'tuple_pattern' || left.type === 'list_pattern') {
+    named(left).forEach((t, i) => bindTarget(st, t, v.k === 'tuple' ? (v.items[i] ?? unknown('unpack')) : unknown('unpack')));
+  }
+}
+
+function augAssign(st: TritonState, a: Node): void {
+  const left = field(a, 'left');
+  const right = field(a, 'right');
+  const op = field(a, 'operator')?.text.replace('=', '') ?? '+';
+  if (!left || !right || left.type !== 'identifier') {
+    if (right) st.ops.eval(right);
+    return;
+  }
+  const cur = st.lookup(left.text) ?? unknown(left.text);
+  // A pointer advanced inside a loop was already widened at loop entry: keep its offsets.
+  if (cur.k === 'num' && cur.ptr && st.loops.some((l) => l.carried.has(left.text))) {
+    st.ops.eval(right);
+    return;
+  }
+  st.frame.vars.set(left.text, binaryOp(st, op, cur, st.ops.eval(right), a));
+}
+
+// ------------------------------------------------------------------ conditions
+
+/** What a condition depends on, for the engine's branch policy. */
+function classify(st: TritonState, c: Val): CondClass {
+  const t = st.truth(c);
+  if (t !== undefined) return { k: 'const', value: t };
+  if (c.k !== 'num' || c.data) return { k: 'data' };
+  if (c.isConst) return { k: 'compile', names: st.missing(c) };
+  if (c.pids.length || c.loops.length) return { k: 'bounds' };
+  // A run-time scalar argument that is not bound: it may go either way.
+  return { k: 'data' };
+}
+
+function endsWithReturn(block: Node | null): boolean {
+  if (!block) return false;
+  const sts = named(block);
+  return sts.length > 0 && sts[sts.length - 1].type === 'return_statement' && named(sts[sts.length - 1]).length === 0;
+}
+
+function execIf(st: TritonState, s: Node): void {
+  const alts = s.childrenForFieldName('alternative').filter((x): x is Node => x !== null);
+  conditional(st, field(s, 'condition'), field(s, 'consequence'), alts, 0, line(s));
+}
+
+/** `if`/`elif` chains: each condition decided in turn, the rest of the chain is the `else`. */
+function conditional(st: TritonState, cond: Node | null, cons: Node | null, alts: Node[], i: number, ln: number): void {
+  const c = cond ? st.ops.eval(cond) : NONE;
+  const rest = alternative(st, alts, i);
+  decide(
+    st,
+    classify(st, c),
+    {
+      line: ln,
+      text: shorten(cond?.text ?? '?', 50),
+      then: cons ? () => execBlock(st, cons) : undefined,
+      else: rest,
+      // An early exit of the kernel (not of an inlined helper returning a value).
+      exits: st.frames.length === 1 && endsWithReturn(cons),
+    },
+  );
+}
+
+function alternative(st: TritonState, alts: Node[], i: number): (() => void) | undefined {
+  const a = alts[i];
+  if (!a) return undefined;
+  if (a.type === 'else_clause') {
+    const b = field(a, 'body');
+    return b ? () => execBlock(st, b) : undefined;
+  }
+  return () => conditional(st, field(a, 'condition'), field(a, 'consequence'), alts, i + 1, line(a));
+}
+
+// ------------------------------------------------------------------ loops
+
+/** Names assigned anywhere in a loop body (loop-carried candidates). */
+function assignedIn(body: Node): Set<string> {
+  const out = new Set<string>();
+  const visit = (n: Node, d: number): void => {
+    if (d > 200) return;
+    if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+      const l = field(n, 'left');
+      if (l?.type === 'identifier') out.add(l.text);
+      else if (l) for (const c of named(l)) if (c.type === 'identifier') out.add(c.text);
+    }
+    for (const c of n.namedChildren) if (c) visit(c, d + 1);
+  };
+  visit(body, 0);
+  return out;
+}
+
+function rangeArgs(st: TritonState, call: Node): { start: Val; end: Val; step: Val } | undefined {
+  const fn = dotted(field(call, 'function'));
+  if (!fn) return undefined;
+  const c = canonical(fn, st.inp.mod.imports);
+  if (c !== 'range' && c !== 'tl.range' && c !== 'tl.static_range') return undefined;
+  const vals = callArgs(call).pos.map((p) => st.ops.eval(p));
+  if (vals.length === 1) return { start: constInt(0), end: vals[0], step: constInt(1) };
+  if (vals.length === 2) return { start: vals[0], end: vals[1], step: constInt(1) };
+  if (vals.length >= 3) return { start: vals[0], end: vals[1], step: vals[2] };
+  return undefined;
+}
+
+/** Unit-index symbols and how many units there are along each. */
+function unitIndex(st: TritonState): Map<string, Expr> {
+  const m = new Map<string, Expr>();
+  for (let a = 0; a < 3; a++) m.set(`tl.program_id(${a})`, st.numPrograms(a));
+  return m;
+}
+
+function execFor(st: TritonState, s: Node): void {
+  const left = field(s, 'left');
+  const right = field(s, 'right');
+  const body = field(s, 'body');
+  if (!left || !right || !body) return;
+  const id = ++st.loopIds;
+  const ln = line(s);
+  const label = `for ${shorten(left.text, 20)} in ${shorten(right.text, 50)}`;
+  let trips: Expr;
+  let loopVal: Val = unknown('loop variable');
+  const r = right.type === 'call' ? rangeArgs(st, right) : undefined;
+  const start = r && st.scalarExpr(r.start);
+  const end = r && st.scalarExpr(r.end);
+  const step = r && st.scalarExpr(r.step);
+  if (r && start && end && step) {
+    const down = (evaluate(step, st.env) ?? 1) < 0;
+    const t = loopTrips(
+      { line: ln, start, bound: end, cmp: down ? '>' : '<', op: '+', step, unitIndex: unitIndex(st), threadIndex: new Map(), env: st.env },
+      st.notes,
+    );
+    trips = t.trips;
+    if (t.unknown) st.notes.say('unboundLoop', ln, `trips_L${ln}`);
+    const vsym = sym(`⟨${left.text}@${ln}⟩`);
+    const pids = r.start.k === 'num' ? r.start.pids : [];
+    // Over every program and trip the variable covers [start at the first program, end at the last).
+    const first = mapSyms(start, (x) => (x.startsWith('tl.program_id(') ? num(0) : undefined));
+    const last = mapSyms(end, (x) => (x.startsWith('tl.program_id(') ? sub(st.numPrograms(Number(x.slice(14, -1))), ONE) : undefined));
+    const hi = pids.length ? last : add(start, mul(sub(trips, ONE), step), ONE);
+    const off = down ? offUnknown() : offRange(st.atLoopStart(first), st.atLoopStart(hi), null);
+    loopVal = scalar(vsym, 'int32', false, { off, loops: [id], pids });
+    st.loopStarts.set(exprKey(vsym), start);
+  } else if (r) {
+    trips = unknownTrips(ln).trips;
+    st.notes.say('unboundLoop', ln, `trips_L${ln}`);
+  } else {
+    const it = st.ops.eval(right);
+    if (it.k === 'tuple') {
+      trips = num(it.items.length);
+      loopVal = it.items[0] ?? unknown('loop');
+    } else {
+      trips = unknownTrips(ln).trips;
+      st.notes.say('unboundLoop', ln, `trips_L${ln}`);
+    }
+  }
+  const carried = assignedIn(body);
+  bindTarget(st, left, loopVal);
+  widenCarriedPointers(st, body, carried, trips);
+  markVarying(st, carried, id);
+  st.loops.push({ id, trips, carried });
+  try {
+    st.rec.loop(ln, label, trips, () => execBlock(st, body));
+  } finally {
+    st.loops.pop();
+  }
+}
+
+function execWhile(st: TritonState, s: Node): void {
+  const body = field(s, 'body');
+  const cond = field(s, 'condition');
+  if (cond) st.ops.eval(cond);
+  if (!body) return;
+  const ln = line(s);
+  const trips = unknownTrips(ln).trips;
+  st.notes.say('unboundLoop', ln, `trips_L${ln}`);
+  const id = ++st.loopIds;
+  const carried = assignedIn(body);
+  widenCarriedPointers(st, body, carried, trips);
+  markVarying(st, carried, id);
+  st.loops.push({ id, trips, carried });
+  try {
+    st.rec.loop(ln, `while ${shorten(cond?.text ?? '', 50)}`, trips, () => execBlock(st, body));
+  } finally {
+    st.loops.pop();
+  }
+}
+
+function markVarying(st: TritonState, carried: Set<string>, id: number): void {
+  for (const n of carried) {
+    const v = st.lookup(n);
+    if (v?.k === 'num') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
+    else if (v?.k === 'blockptr') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
+  }
+}
+
+/** Pointers advanced each trip (`p += BK * stride`) cover trips × step: widen them before the body runs. */
+function widenCarriedPointers(st: TritonState, body: Node, carried: Set<string>, trips: Expr): void {
+  const visit = (n: Node, d: number): void => {
+    if (d > 200) return;
+    if (n.type === 'augmented_assignment' && field(n, 'operator')?.text === '+=') {
+      const l = field(n, 'left');
+      const r = field(n, 'right');
+      const cur = l?.type === 'identifier' ? st.lookup(l.text) : undefined;
+      if (l && r && cur?.k === 'num' && cur.ptr && carried.has(l.text)) {
+        const inc = st.rec.quietly(() => {
+          st.notes.muted++;
+          try {
+            return st.ops.eval(r);
+          } finally {
+            st.notes.muted--;
+          }
+        });
+        const stepOff = inc.k === 'num' ? inc.off : undefined;
+        st.frame.vars.set(l.text, { ...cur, off: offAdvance(cur.off, stepOff, trips) });
+      }
+    }
+    for (const c of n.namedChildren) if (c && c.type !== 'for_statement' && c.type !== 'while_statement') visit(c, d + 1);
+  };
+  visit(body, 0);
+}
