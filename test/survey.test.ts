@@ -15,7 +15,7 @@ import { summarise } from '../src/cli/survey/aggregate';
 import { collect, fnv1a } from '../src/cli/survey/collect';
 import { rowsOf } from '../src/cli/survey/file';
 import { survey, type SurveyDocument } from '../src/cli/survey/main';
-import { countDefinitions, cudaMemoryUse, storageBindings, tritonMemoryUse, unknownCallName, wgslFunctions, wgslMemoryUse, withWgslHelpers } from '../src/cli/survey/scan';
+import { countDefinitions, cudaMemoryUse, isUnknownCall, messageTemplate, storageBindings, tritonMemoryUse, unknownCallName, wgslFunctions, wgslMemoryUse, withWgslHelpers } from '../src/cli/survey/scan';
 
 const FIX = path.join(__dirname, 'fixtures');
 // The regression fixtures are pathological on purpose (seconds each): left out to keep the suite fast.
@@ -64,7 +64,7 @@ describe('survey', function () {
     assert.ok(t.withNumbersCleanUnsuspicious <= t.withNumbersClean && t.withNumbersClean <= t.withNumbers && t.withNumbers <= t.found);
     const diagTotal = Object.values(t.diagnostics).reduce((s, n) => s + n, 0);
     assert.equal(diagTotal, doc.diagnostics.length);
-    // the softmax tutorial fixture has numbers, a clean status and nothing suspicious
+    // the softmax fixture has numbers, is clean and nothing is suspicious
     const softmax = doc.kernels.find((k) => k.file === 'triton/softmax.py')!;
     assert.deepEqual([softmax.numbers, softmax.clean, softmax.suspicious], [true, true, []]);
   });
@@ -169,6 +169,13 @@ fn get(i: u32) -> f32 { return a[i]; }
     assert.equal(unknownCallName({ message: 'inline PTX `mma.sync.aligned` is not counted' }), 'mma.sync.aligned');
     assert.equal(unknownCallName({ message: 'whatever', name: 'x.cast' }), 'x.cast');
     assert.equal(unknownCallName({ message: 'tensor descriptor with an unknown block shape' }), 'tensor descriptor with an unknown block shape');
+    // other gaps reported under the same id are not calls
+    assert.equal(isUnknownCall({ message: 'unknown call `foo`: counted as 0 FLOPs and 0 bytes' }), true);
+    assert.equal(isUnknownCall({ message: 'tl.store to a value not derived from a pointer argument (`tl.store(o, x)`): not counted' }), false);
+    assert.equal(
+      messageTemplate('k: unknown call `foo`: counted as 0 FLOPs and 0 bytes (it may come from "a.h", "b.h", which is not analysed)', 'k'),
+      'unknown call `…`: counted as # FLOPs and # bytes',
+    );
   });
 
   it('attributes diagnostics to kernels and tolerates the honesty fields', () => {
@@ -184,7 +191,7 @@ fn get(i: u32) -> f32 { return a[i]; }
     assert.deepEqual(diagnostics.map((d) => d.kernel), ['k@4', 'k@4', undefined]);
     const k = kernels[0];
     assert.deepEqual([k.complete, k.reasons, k.steadyIntensity, k.clean, k.numbers, k.codes], [false, ['unknownCall', 'descriptor'], 2.5, false, false, ['autotune', 'unknownCall']]);
-    // not clean (complete: false): the store flag needs a clean status; all-zero does not
+    // not clean (complete: false): the store flag needs a clean kernel; all-zero does not
     assert.deepEqual(k.suspicious, ['allZero', 'unknownCall']);
     const s = summarise([{ file: 'r/x.py', root: 'r', language: 'triton', ms: 1, bytes: 1, defined: 1, helpers: 0, otherDecorators: 0, found: 1, outcome: 'ok', diagnostics, kernels }]);
     assert.deepEqual([s.totals.completeFalse, s.totals.reasons, s.totals.withSteadyIntensity, s.totals.unknownCalls], [1, { unknownCall: 1, descriptor: 1 }, 1, { '.cast': 1 }]);
@@ -193,6 +200,14 @@ fn get(i: u32) -> f32 { return a[i]; }
     assert.equal(old.kernels[0].complete, null);
     assert.equal(old.kernels[0].steadyIntensity, undefined);
     assert.deepEqual(old.kernels[0].suspicious, ['storesButZeroStoreBytes']);
+    // an info note keeps a kernel clean (that is what a user sees as fine); a warning does not
+    const noted = (severity: string) =>
+      rowsOf({ path: 'x.py', display: 'r/x.py', root: 'r', language: 'triton' }, src, {
+        diagnostics: [{ line: 5, severity, code: 'unknownCall', message: 'k: tl.store to a value not derived from a pointer argument (`tl.store(x_ptr, 1.0)`): not counted' }],
+        kernels: [{ name: 'k', line: 4, endLine: 5, perUnit: { flops: 0, loadBytes: 0, storeBytes: 0 }, arithmeticIntensity: null, status: 'partial' }],
+      }).kernels[0];
+    assert.deepEqual(noted('info').suspicious, ['storesButZeroStoreBytes', 'allZero']);
+    assert.deepEqual(noted('warning').suspicious, ['allZero']);
   });
 
   it('samples a fixed subset, and skips files without a kernel marker', () => {

@@ -26,7 +26,7 @@ export interface Counts {
   status: Record<string, number>;
   /** flops, loadBytes, storeBytes and intensity all numbers, with no bindings given. */
   withNumbers: number;
-  /** ... and clean (status ok, complete not false, no warning of its own). */
+  /** ... and clean (complete not false, no warning/error of its own). */
   withNumbersClean: number;
   /** ... and no suspicious flag. */
   withNumbersCleanUnsuspicious: number;
@@ -38,11 +38,13 @@ export interface Counts {
   /** `code severity` → count, over all diagnostics of the files. */
   diagnostics: Record<string, number>;
   suspicious: Record<SuspiciousFlag, number>;
-  /** Stores/loads in the text but 0 bytes, whatever the status (the flags above need a clean status). */
+  /** Stores/loads in the text but 0 bytes, clean or not (the flags above need a clean kernel). */
   storesButZeroStoreBytesAnyStatus: number;
   loadsButZeroLoadBytesAnyStatus: number;
   /** Unknown calls by name: diagnostics (not kernels). */
   unknownCalls: Record<string, number>;
+  /** `code` → message template → count (what each id stands for in practice). */
+  templates: Record<string, Record<string, number>>;
   ms: number;
 }
 
@@ -80,6 +82,7 @@ export function emptyCounts(): Counts {
     storesButZeroStoreBytesAnyStatus: 0,
     loadsButZeroLoadBytesAnyStatus: 0,
     unknownCalls: {},
+    templates: {},
     ms: 0,
   };
 }
@@ -125,6 +128,7 @@ function addFile(c: Counts, f: FileResult): void {
     bump(c.diagnostics, `${d.code} ${d.severity}`);
     if (d.code === 'internal') c.internalErrors++;
     if (d.call) bump(c.unknownCalls, d.call);
+    bump((c.templates[d.code] ??= {}), d.template ?? d.message);
   }
   for (const k of f.kernels) addKernel(c, k);
 }

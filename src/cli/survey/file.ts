@@ -9,7 +9,7 @@ import { clearCaches } from '../../core/analyze';
 import { initParsers } from '../../core/parsers';
 import { analyzeCommand } from '../analyze';
 import { decode, wasmLoader } from '../inputs';
-import { countDefinitions, cudaMemoryUse, decoratorStart, kernelText, storageBindings, tritonMemoryUse, unknownCallName, wgslFunctions, wgslMemoryUse, withWgslHelpers, type MemoryUse, type SurveyGroup } from './scan';
+import { countDefinitions, cudaMemoryUse, decoratorStart, kernelText, storageBindings, tritonMemoryUse, unknownCallName, isUnknownCall, messageTemplate, wgslFunctions, wgslMemoryUse, withWgslHelpers, type MemoryUse, type SurveyGroup } from './scan';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint' | string;
 
@@ -22,6 +22,8 @@ export interface SurveyDiagnostic {
   kernel?: string;
   /** For unknown-call diagnostics: the called name. */
   call?: string;
+  /** The message with its particulars taken out (see messageTemplate). */
+  template: string;
 }
 
 export type SuspiciousFlag = 'storesButZeroStoreBytes' | 'allZero' | 'loadsButZeroLoadBytes' | 'unknownCall';
@@ -42,7 +44,12 @@ export interface KernelRow {
   complete: boolean | null;
   reasons: string[];
   codes: string[];
-  /** status ok, complete not false, and no warning/error diagnostic of its own. */
+  /**
+   * Presented as a clean figure: complete is not false and no warning/error
+   * diagnostic of its own (info notes allowed: that is what a user sees as
+   * "fine"). `status` is not part of it: 'partial' also means only the launch
+   * size is symbolic while the per-unit numbers are all there.
+   */
   clean: boolean;
   /** flops, loadBytes, storeBytes and intensity all numbers. */
   numbers: boolean;
@@ -163,9 +170,9 @@ export function rowsOf(job: FileJob, source: string, report: { diagnostics?: Jso
     const byName = ranges.find((r) => message.startsWith(`${r.k.name}: `) || message.startsWith(`internal error counting \`${r.k.name}\``));
     const byLine = ranges.find((r) => line >= r.start && line <= r.end);
     const owner = byName ?? byLine;
-    const out: SurveyDiagnostic = { line, severity: String(d.severity ?? 'info'), code, message };
+    const out: SurveyDiagnostic = { line, severity: String(d.severity ?? 'info'), code, message, template: messageTemplate(message, owner?.k.name) };
     if (owner) out.kernel = `${owner.k.name}@${owner.k.line}`;
-    if (code === 'unknownCall' || /^unknown call `/.test(message)) out.call = unknownCallName({ message, name: d.name, data: d.data });
+    if (isUnknownCall({ message, name: d.name, data: d.data })) out.call = unknownCallName({ message, name: d.name, data: d.data });
     return out;
   });
   let module: ModuleInfo | undefined;
@@ -178,7 +185,7 @@ export function rowsOf(job: FileJob, source: string, report: { diagnostics?: Jso
     const intensity = num(k.arithmeticIntensity);
     const complete = typeof k.complete === 'boolean' ? k.complete : null;
     const status = String(k.status ?? 'unknown');
-    const clean = status === 'ok' && complete !== false && !own.some((d) => d.severity === 'error' || d.severity === 'warning');
+    const clean = complete !== false && !own.some((d) => d.severity === 'error' || d.severity === 'warning');
     const use = memoryUse(job.language, kernelText(lines, start, end), k.name, () => (module ??= { bindings: storageBindings(source), functions: wgslFunctions(source) }));
     const unknownCalls = [...new Set(own.filter((d) => d.call).map((d) => d.call!))];
     const suspicious: SuspiciousFlag[] = [];

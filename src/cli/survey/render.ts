@@ -29,16 +29,16 @@ export function countRows(cols: Counts[]): string[][] {
     r('  matching a kernel definition (per file)', (c) => pct(c.foundOfDefined, c.defined - c.helpers)),
     r('  beyond the kernel definitions', (c) => String(c.foundBeyondDefined)),
     r('kernels with numbers, no bindings', (c) => pct(c.withNumbers, c.found)),
-    r('  and a clean status', (c) => pct(c.withNumbersClean, c.found)),
+    r('  and clean (no warning, not incomplete)', (c) => pct(c.withNumbersClean, c.found)),
     r('  and clean, not suspicious', (c) => pct(c.withNumbersCleanUnsuspicious, c.found)),
     r('steady-state intensity reported', (c) => String(c.withSteadyIntensity)),
     r('complete: false', (c) => (c.completeNotReported === c.found && c.found > 0 ? 'not reported' : pct(c.completeFalse, c.found))),
     r('status ok / partial', (c) => `${c.status.ok ?? 0} / ${c.status.partial ?? 0}`),
     r('SUSPICIOUS stores, 0 store B (clean)', (c) => String(c.suspicious.storesButZeroStoreBytes)),
-    r('  (any status)', (c) => String(c.storesButZeroStoreBytesAnyStatus)),
+    r('  (clean or not)', (c) => String(c.storesButZeroStoreBytesAnyStatus)),
     r('SUSPICIOUS all zero (0 FLOP, 0 B, 0 B)', (c) => String(c.suspicious.allZero)),
     r('SUSPICIOUS loads, 0 load B (clean)', (c) => String(c.suspicious.loadsButZeroLoadBytes)),
-    r('  (any status)', (c) => String(c.loadsButZeroLoadBytesAnyStatus)),
+    r('  (clean or not)', (c) => String(c.loadsButZeroLoadBytesAnyStatus)),
     r('kernels with an unknown call', (c) => String(c.suspicious.unknownCall)),
     r('analysis time, s (sum)', (c) => (c.ms / 1000).toFixed(1)),
   ];
@@ -75,6 +75,13 @@ export function renderText(s: Summary, info: RunInfo, kernels: KernelRow[], n = 
     if (c.files === 0) continue;
     const t = top(c.diagnostics, n);
     out.push(`  ${g === 'total' ? 'total' : LABEL[g]}: ${t.map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`);
+  }
+  out.push('', 'What the most frequent ids say (message templates, all languages):');
+  for (const [key] of top(s.totals.diagnostics, 8)) {
+    const code = key.slice(0, key.lastIndexOf(' '));
+    const t = top(s.totals.templates[code] ?? {}, 4);
+    if (!t.length || out.some((l) => l.startsWith(`  ${code}: `))) continue;
+    out.push(`  ${code}: ${t.map(([k, v]) => `${v}× "${k}"`).join('; ')}`);
   }
   out.push('', 'Unknown calls by name (diagnostics):');
   for (const g of GROUPS) {

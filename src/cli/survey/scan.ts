@@ -347,6 +347,29 @@ export function wgslMemoryUse(kernel: string, bindings: Map<string, 'read' | 're
 }
 
 /**
+ * A diagnostic's message with its particulars taken out, so that messages of
+ * one kind count together: backquoted text becomes `…`, a leading kernel name
+ * (`name: `) and trailing parentheses listing files are dropped, numbers become #.
+ */
+export function messageTemplate(message: string, kernel?: string): string {
+  let m = message;
+  if (kernel && m.startsWith(kernel + ': ')) m = m.slice(kernel.length + 2);
+  return m
+    .replace(/`[^`]*`/g, '`…`')
+    .replace(/\s*\(it may come from [^)]*\)/g, '')
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b/gi, '#')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 160);
+}
+
+/** Is this diagnostic about a call the analysis cannot see (as opposed to other gaps reported under the same id)? */
+export function isUnknownCall(d: { message: string; name?: unknown; data?: unknown }): boolean {
+  return /^(?:[\w.$]+: )?unknown (?:call|function|builtin)\b/i.test(d.message) || typeof d.name === 'string' || typeof (d.data as { name?: unknown } | undefined)?.name === 'string';
+}
+
+/**
  * The called name in an "unknown call" diagnostic: the structured field when
  * the diagnostic has one, else the first backquoted text, else the message.
  */
