@@ -37,6 +37,15 @@ const builds = [
   },
   {
     ...common,
+    entryPoints: [join(root, 'src/cli/survey/main.ts')],
+    outfile: join(root, 'dist/survey.js'),
+    platform: 'node',
+    format: 'cjs',
+    banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+    define: { ...common.define, ...importMetaUrlShim },
+  },
+  {
+    ...common,
     entryPoints: [join(root, 'test/bench/bench.ts')],
     outfile: join(root, 'dist/bench.js'),
     platform: 'node',
