@@ -73,9 +73,11 @@ export function conditional(st: TritonState, n: Node): Val {
 export function opaqueCall(st: TritonState, name: string, args: Val[], n: Node): Val {
   const nums = args.filter((a): a is NumVal => a.k === 'num');
   const pointer = nums.some((a) => a.ptr && !a.data) || args.some((a) => a.k === 'blockptr');
-  const head = name.split('.')[0];
-  const from = st.inp.mod.imports.get(head) ?? st.inp.mod.imports.get(name);
-  if (st.rec.quiet === 0) unknownCall(st.notes, { name, line: line(n), pointer, ...(from ? { from: from.replace(/\.[^.]+$/, '') || from } : {}) });
+  // `mylib.activations.mystery` (imported) is `mystery`, from `mylib.activations`.
+  const dot = name.lastIndexOf('.');
+  const imported = dot > 0 && !/^(tl|libdevice|triton)\./.test(name) && [...st.inp.mod.imports.values()].some((p) => p === name || name.startsWith(p + '.'));
+  const shown = imported ? name.slice(dot + 1) : name;
+  if (st.rec.quiet === 0) unknownCall(st.notes, { name: shown, line: line(n), pointer, ...(imported ? { from: name.slice(0, dot) } : {}) });
   if (!nums.length) return unknown(`call ${name}`);
   let shape: Expr[] = [];
   let dtype: Dtype = nums[0].dtype;

@@ -304,7 +304,9 @@ export class KernelWalker extends ExprWalker {
     if (uniforms.length === rest.length) {
       const values = uniforms.map((v) => v.fn?.(this.env));
       if (values.every((x) => x !== undefined)) return { kind: 'const', value: values.every((x) => x !== 0), missing: [] };
-      return { kind: 'const', value: undefined, missing: uniforms.flatMap((v) => this.missingNames(v)) };
+      // A uniform (or `arrayLength`) not bound is a run-time value: either arm may run.
+      for (const n of uniforms.flatMap((v) => this.missingNames(v))) this.notes.need(n);
+      return { kind: 'data', preds: [] };
     }
     return { kind: 'bounds' };
   }

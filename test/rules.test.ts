@@ -1,0 +1,176 @@
+/**
+ * Rule-major tests: one folder per counting rule under test/fixtures/rules/,
+ * with a twin kernel in each language written the same way. Each twin must
+ * match its own hand derivation (check()), and the twins must agree with each
+ * other on per-unit FLOPs, bytes and completeness — one rule, three languages.
+ *
+ * Also here, the rules the driver applies for every language: a kernel whose
+ * analysis throws is listed with an internal-error diagnostic (never the loss
+ * of the file), and time slices make every call progress in every language.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { analyzeSource, clearCaches } from '../src/core/analyze';
+import { Budget } from '../src/core/budget';
+import { KernelCache, runKernels } from '../src/core/engine/driver';
+import type { FrontendContext } from '../src/core/frontend';
+import { findGpu } from '../src/core/gpus/catalog';
+import type { KernelIR, Language } from '../src/core/ir';
+import type { KernelReport } from '../src/core/report/types';
+import { ONE } from '../src/core/sym/expr';
+import { check, loadParsers } from './check';
+
+const RULES = path.join(__dirname, 'fixtures', 'rules');
+const H100 = findGpu('h100-sxm')!;
+
+function ruleDirs(): string[] {
+  return fs
+    .readdirSync(RULES)
+    .filter((d) => fs.statSync(path.join(RULES, d)).isDirectory())
+    .sort();
+}
+
+describe('rules: one rule, three languages', () => {
+  for (const rule of ruleDirs()) {
+    it(rule, async () => {
+      const files = fs.readdirSync(path.join(RULES, rule)).filter((f) => /\.(py|cu|wgsl)$/.test(f));
+      assert.ok(files.length >= 2, `${rule}: a rule needs twins in at least two languages (got ${files.join(', ')})`);
+      const byName = new Map<string, { file: string; k: KernelReport }[]>();
+      for (const f of files) {
+        const r = await check(path.join(RULES, rule, f));
+        for (const k of r.kernels) byName.set(k.name, [...(byName.get(k.name) ?? []), { file: f, k }]);
+      }
+      const shared = [...byName].filter(([, ks]) => ks.length === files.length);
+      assert.ok(shared.length > 0, `${rule}: no kernel name is defined in every language`);
+      for (const [name, ks] of shared) {
+        const [first, ...rest] = ks;
+        for (const o of rest) {
+          for (const key of ['flops', 'loadBytes', 'storeBytes'] as const) {
+            const a = first.k.perUnit[key];
+            const b = o.k.perUnit[key];
+            assert.ok(a !== null && b !== null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a)), `${rule}/${name}: ${key} ${first.file} ${a} ≠ ${o.file} ${b}`);
+          }
+          assert.equal(o.k.complete, first.k.complete, `${rule}/${name}: complete differs between ${first.file} and ${o.file}`);
+          assert.deepEqual(o.k.incompleteReasons ?? [], first.k.incompleteReasons ?? [], `${rule}/${name}: reasons differ`);
+        }
+      }
+    });
+  }
+});
+
+function fakeContext(): FrontendContext {
+  return { source: '', parsers: undefined as never, user: { set: {}, dtypes: {} }, pragmas: [], budget: new Budget() };
+}
+
+function ir(name: string, line: number): KernelIR {
+  return {
+    name,
+    line,
+    language: 'cuda',
+    unit: 'block',
+    body: { kind: 'kernel', line, trips: ONE, label: name, events: [], children: [] },
+    units: null,
+    bindings: {},
+    footprints: [],
+    assumptions: [],
+    diagnostics: [],
+    needed: [],
+  };
+}
+
+describe('driver: one set of rules for every frontend', () => {
+  it('an exception in one kernel becomes an internal error on that kernel; the others are kept', () => {
+    const r = runKernels(fakeContext(), new KernelCache(), 'cuda', 'block', [
+      { key: 'a', name: 'a', line: 1, run: () => ir('a', 1) },
+      {
+        key: 'b',
+        name: 'b',
+        line: 5,
+        run: () => {
+          throw new Error('boom');
+        },
+      },
+      { key: 'c', name: 'c', line: 9, run: () => ir('c', 9) },
+    ]);
+    assert.deepEqual(
+      r.kernels.map((k) => k.name),
+      ['a', 'b', 'c'],
+    );
+    const b = r.kernels[1];
+    assert.equal(b.failed, true);
+    assert.equal(b.diagnostics[0].code, 'internal');
+    assert.match(b.diagnostics[0].message, /boom/);
+  });
+
+  it('a kernel that runs out of steps is truncated: no numbers, never smaller ones', async () => {
+    const parsers = await loadParsers();
+    const src = [
+      '__global__ void busy(float* y) {',
+      '  float v = y[threadIdx.x];',
+      ...Array.from({ length: 200 }, (_, i) => `  v = v * ${i + 1}.0f + 1.0f;`),
+      '  y[threadIdx.x] = v;',
+      '}',
+    ].join('\n');
+    clearCaches();
+    const r = analyzeSource(src, parsers, { gpu: H100, path: 'busy.cu', set: { 'blockDim.x': 32 }, kernelSteps: 50 });
+    const k = r.kernels[0];
+    assert.equal(k.status, 'partial');
+    assert.equal(k.perUnit.flops, null);
+    assert.equal(k.complete, false);
+    assert.ok(r.diagnostics.some((d) => d.code === 'kernelTruncated'));
+    // The same file with the default budget has its numbers (deterministically).
+    clearCaches();
+    const full = analyzeSource(src, parsers, { gpu: H100, path: 'busy.cu', set: { 'blockDim.x': 32 } });
+    assert.equal(full.kernels[0].perUnit.flops, 32 * 400);
+  });
+
+  const many: Record<Language, { ext: string; src: (n: number) => string }> = {
+    triton: {
+      ext: 'py',
+      src: (n) =>
+        ['import triton', 'import triton.language as tl', ...Array.from({ length: n }, (_, i) => `@triton.jit\ndef k${i}(x_ptr, BLOCK: tl.constexpr = 128):\n    o = tl.arange(0, BLOCK)\n    tl.store(x_ptr + o, tl.load(x_ptr + o) * ${i + 1}.0)\n`)].join('\n'),
+    },
+    cuda: {
+      ext: 'cu',
+      src: (n) => Array.from({ length: n }, (_, i) => `__global__ void k${i}(float* x) { x[threadIdx.x] = x[threadIdx.x] * ${i + 1}.0f; }`).join('\n'),
+    },
+    wgsl: {
+      ext: 'wgsl',
+      src: (n) =>
+        [
+          '@group(0) @binding(0) var<storage, read_write> x: array<f32>;',
+          ...Array.from({ length: n }, (_, i) => `@compute @workgroup_size(64)\nfn k${i}(@builtin(global_invocation_id) g: vec3<u32>) { x[g.x] = x[g.x] * ${i + 1}.0; }`),
+        ].join('\n'),
+    },
+  };
+
+  for (const [lang, m] of Object.entries(many) as [Language, (typeof many)[Language]][]) {
+    it(`${lang}: time slices — every call progresses and the last equals an unsliced analysis`, async () => {
+      const parsers = await loadParsers();
+      const src = m.src(12);
+      clearCaches();
+      const whole = analyzeSource(src, parsers, { gpu: H100, path: `whole.${m.ext}`, set: { 'blockDim.x': 64 } });
+      assert.equal(whole.kernels.length, 12);
+      clearCaches();
+      let calls = 0;
+      let last = -1;
+      for (;;) {
+        const r = analyzeSource(src, parsers, { gpu: H100, path: `sliced.${m.ext}`, set: { 'blockDim.x': 64 }, sliceMs: 0 });
+        calls++;
+        assert.ok(r.kernels.length > last, `call ${calls} made no progress`);
+        last = r.kernels.length;
+        if (!r.partial) {
+          assert.deepEqual(
+            r.kernels.map((k) => [k.name, k.perUnit.flops, k.perUnit.loadBytes]),
+            whole.kernels.map((k) => [k.name, k.perUnit.flops, k.perUnit.loadBytes]),
+          );
+          break;
+        }
+        assert.ok(r.diagnostics.some((d) => d.code === 'partial'));
+        assert.ok(calls < 50, 'slices never finish');
+      }
+      assert.ok(calls > 1, 'a zero-length slice analyses one new kernel per call');
+    });
+  }
+});
