@@ -12,6 +12,7 @@ import { parseBindingValue } from '../core/bindings';
 import { parseDtype } from '../core/frontends/common';
 import { DEFAULT_GPU_ID, findGpu, GPU_CATALOG, validateCustomGpu } from '../core/gpus/catalog';
 import type { Dtype, GpuSpec } from '../core/gpus/types';
+import { isSymbolName } from '../shared/symbols';
 
 export const SECTION = 'rooflineLens';
 
@@ -41,13 +42,6 @@ export interface Settings {
   diagnostics: boolean;
   /** One sentence per bad value, naming the setting. */
   errors: string[];
-}
-
-/** A symbol as the core names it: `K`, `blockDim.x`, `tl.num_programs(0)`, `arrayLength(p.items)`. */
-const SYMBOL_NAME = /^[A-Za-z_][\w.]*(\([^()\s]*\))?$/;
-
-export function isSymbolName(name: string): boolean {
-  return name.length <= 200 && SYMBOL_NAME.test(name);
 }
 
 /** Reads every setting; never throws. */
