@@ -370,6 +370,7 @@ export function validateGpuList(items: unknown, path: string, reserved: Readonly
   const errors: string[] = [];
   const firstAt = new Map<string, string>();
   try {
+    if (items.length > GPU_LIST_MAX) errors.push(`${path}: ${items.length} GPUs, at most ${GPU_LIST_MAX} allowed: only the first ${GPU_LIST_MAX} are read`);
     items.slice(0, GPU_LIST_MAX).forEach((item, i) => {
       const where = `${path}[${i}]`;
       const { gpu, errors: problems } = validateGpu(item, where);
@@ -381,7 +382,6 @@ export function validateGpuList(items: unknown, path: string, reserved: Readonly
         gpus.push(gpu);
       }
     });
-    if (items.length > GPU_LIST_MAX) errors.push(`${path}: ${items.length} GPUs, at most ${GPU_LIST_MAX} allowed: only the first ${GPU_LIST_MAX} are read`);
   } catch {
     errors.push(`${path}: could not read the list`);
   }
