@@ -320,7 +320,7 @@ describe('extension: settings', () => {
     assert.equal(s.errors.length, 3);
     assert.ok(s.errors[0].startsWith('rooflineLens.customGpus[1].memoryBandwidth: expected bytes/s'), s.errors[0]);
     assert.equal(s.errors[1], 'rooflineLens.customGpus[2].id: "h100-sxm" is a catalogue GPU; give the custom GPU its own id');
-    assert.equal(s.errors[2], 'rooflineLens.customGpus[3].id: "lab-gpu" is defined twice; the first definition is used');
+    assert.equal(s.errors[2], 'rooflineLens.customGpus[3].id: "lab-gpu" is defined twice (first at rooflineLens.customGpus[0])');
   });
 
   it('dtypes and switches', () => {
@@ -355,10 +355,12 @@ describe('extension: Owner', () => {
 
 describe('extension: manifest and layering', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const props = pkg.contributes.configuration.properties as Record<string, { enum?: string[]; default?: unknown; scope?: string }>;
+  const props = pkg.contributes.configuration.properties as Record<string, { enum?: string[]; enumItemLabels?: string[]; enumDescriptions?: string[]; default?: unknown; scope?: string }>;
 
   it('rooflineLens.gpu lists exactly the catalogue, defaulting to the default GPU', () => {
     assert.deepEqual(props['rooflineLens.gpu'].enum, GPU_CATALOG.gpus.map((g) => g.id));
+    assert.deepEqual(props['rooflineLens.gpu'].enumItemLabels, GPU_CATALOG.gpus.map((g) => g.name));
+    assert.deepEqual(props['rooflineLens.gpu'].enumDescriptions?.map((d) => d.split(':')[0]), GPU_CATALOG.gpus.map((g) => g.name));
     assert.equal(props['rooflineLens.gpu'].default, DEFAULT_GPU_ID);
   });
 

@@ -1,12 +1,16 @@
 import { strict as assert } from 'node:assert';
-import {
-  DEFAULT_GPU_ID,
-  findGpu,
-  GPU_CATALOG,
-  GPU_ID_PATTERN,
-  validateCustomGpu,
-} from '../src/core/gpus/catalog';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadGpuFile } from '../src/cli/gpus';
+import { CATALOG_IDS, DEFAULT_GPU_ID, findGpu, GPU_CATALOG } from '../src/core/gpus/catalog';
 import type { GpuSpec } from '../src/core/gpus/types';
+import { GPU_FILE_FORMAT, GPU_ID_PATTERN, validateGpu, validateGpuFile, validateGpuList } from '../src/core/gpus/validate';
+import { readSettings, type RawSettings } from '../src/extension/settings';
+
+/** The built-in table as its file holds it, parsed the way a `--gpu-file` is. */
+const TABLE_FILE = path.join(__dirname, '..', 'src', 'core', 'gpus', 'gpus.json');
+const readTable = (): { format: unknown; version: unknown; gpus: Record<string, unknown>[] } => JSON.parse(fs.readFileSync(TABLE_FILE, 'utf8'));
 
 const REQUIRED_IDS = [
   'h100-sxm',
@@ -256,9 +260,9 @@ describe('GPU catalog', () => {
     });
   });
 
-  describe('validateCustomGpu', () => {
+  describe('validateGpu', () => {
     it('accepts a good custom GPU and defaults vendor, architecture, l2, sources', () => {
-      const { gpu: g, errors } = validateCustomGpu(goodCustom(), 'customGpus[0]');
+      const { gpu: g, errors } = validateGpu(goodCustom(), 'customGpus[0]');
       assert.deepEqual(errors, []);
       assert.ok(g);
       assert.equal(g.id, 'my-gpu');
@@ -271,24 +275,24 @@ describe('GPU catalog', () => {
 
     it('accepts a full object, including a catalog entry round-tripped through JSON', () => {
       const copy: unknown = JSON.parse(JSON.stringify(gpu('h100-sxm')));
-      const { gpu: g, errors } = validateCustomGpu(copy);
+      const { gpu: g, errors } = validateGpu(copy);
       assert.deepEqual(errors, []);
       assert.equal(g?.vendor, 'nvidia');
       assert.equal(g?.l2Bandwidth, 9.7e12);
       assert.deepEqual(g?.peaks, gpu('h100-sxm').peaks);
-      assert.equal(validateCustomGpu({ ...goodCustom(), vendor: 'NVIDIA' }).gpu?.vendor, 'nvidia');
+      assert.equal(validateGpu({ ...goodCustom(), vendor: 'NVIDIA' }).gpu?.vendor, 'nvidia');
     });
 
     it('names the field and shows the value for a TB/s string', () => {
       const bad = { ...goodCustom(), memoryBandwidth: '3.35 TB/s' };
-      const { gpu: g, errors } = validateCustomGpu(bad, 'customGpus[0]');
+      const { gpu: g, errors } = validateGpu(bad, 'customGpus[0]');
       assert.equal(g, undefined);
       assert.deepEqual(errors, ['customGpus[0].memoryBandwidth: expected bytes/s as a number > 0, got "3.35 TB/s"']);
     });
 
     it('rejects numbers in the wrong unit with a hint', () => {
       const bad = { ...goodCustom(), memoryBandwidth: 3.35, peaks: { tensor: { bf16: 989.4 } } };
-      const { errors } = validateCustomGpu(bad, 'customGpus[1]');
+      const { errors } = validateGpu(bad, 'customGpus[1]');
       assert.equal(errors.length, 2);
       assert.match(errors[0] ?? '', /^customGpus\[1\]\.memoryBandwidth: expected bytes\/s between 1e9 and 1e14, got 3\.35 \(looks like TB\/s/);
       assert.match(errors[1] ?? '', /^customGpus\[1\]\.peaks\.tensor\.bf16: expected FLOP\/s between .* got 989\.4 \(looks like TFLOP\/s/);
@@ -317,7 +321,7 @@ describe('GPU catalog', () => {
         [{ ...goodCustom(), sources: { memoryBandwidth: 42 } }, /^gpu\.sources\.memoryBandwidth: /],
       ];
       for (const [input, re] of cases) {
-        const { gpu: g, errors } = validateCustomGpu(input, 'gpu');
+        const { gpu: g, errors } = validateGpu(input, 'gpu');
         assert.equal(g, undefined, `rejected: ${JSON.stringify(input)}`);
         assert.ok(errors.length >= 1, `has errors: ${JSON.stringify(input)}`);
         assert.ok(errors.some((e) => re.test(e)), `${re} in ${JSON.stringify(errors)}`);
@@ -325,24 +329,24 @@ describe('GPU catalog', () => {
     });
 
     it('rejects huge strings and objects with more than 1000 keys', () => {
-      const longName = validateCustomGpu({ ...goodCustom(), name: 'x'.repeat(1001) });
+      const longName = validateGpu({ ...goodCustom(), name: 'x'.repeat(1001) });
       assert.equal(longName.gpu, undefined);
       assert.match(longName.errors[0] ?? '', /^name: string too long \(1001 characters/);
       assert.ok(!longName.errors[0]?.includes('xxxxxxxxxx'), 'does not echo the huge string');
 
-      const hugeId = validateCustomGpu({ ...goodCustom(), id: 'x'.repeat(1_000_000) });
+      const hugeId = validateGpu({ ...goodCustom(), id: 'x'.repeat(1_000_000) });
       assert.equal(hugeId.gpu, undefined);
       assert.ok((hugeId.errors[0] ?? '').length < 300, 'message stays short');
 
       const many: Record<string, unknown> = goodCustom();
       for (let i = 0; i < 1001; i++) many[`k${i}`] = i;
-      const r = validateCustomGpu(many, 'customGpus[2]');
+      const r = validateGpu(many, 'customGpus[2]');
       assert.equal(r.gpu, undefined);
       assert.deepEqual(r.errors, ['customGpus[2]: too many keys (1005; at most 1000)']);
 
       const tensor: Record<string, number> = {};
       for (let i = 0; i < 2000; i++) tensor[`d${i}`] = 1e12;
-      const r2 = validateCustomGpu({ ...goodCustom(), peaks: { tensor } });
+      const r2 = validateGpu({ ...goodCustom(), peaks: { tensor } });
       assert.equal(r2.gpu, undefined);
       assert.ok(r2.errors.some((e) => /^peaks\.tensor: too many keys/.test(e)));
     });
@@ -390,7 +394,7 @@ describe('GPU catalog', () => {
       for (const input of inputs) {
         let result: { gpu?: GpuSpec; errors: string[] } | undefined;
         assert.doesNotThrow(() => {
-          result = validateCustomGpu(input, 'customGpus[0]');
+          result = validateGpu(input, 'customGpus[0]');
         });
         assert.ok(result);
         assert.equal(result.gpu, undefined);
@@ -401,17 +405,91 @@ describe('GPU catalog', () => {
           assert.ok(e.length < 500, 'short messages');
         }
       }
-      assert.match(validateCustomGpu(null, 'customGpus[0]').errors[0] ?? '', /^customGpus\[0\]: expected a GPU object .* got null$/);
-      assert.match(validateCustomGpu([], 'customGpus[0]').errors[0] ?? '', /got an array of 0 items$/);
-      assert.match(validateCustomGpu(cyclic, 'customGpus[0]').errors.join('\n'), /customGpus\[0\]\.self: unknown field/);
+      assert.match(validateGpu(null, 'customGpus[0]').errors[0] ?? '', /^customGpus\[0\]: expected a GPU object .* got null$/);
+      assert.match(validateGpu([], 'customGpus[0]').errors[0] ?? '', /got an array of 0 items$/);
+      assert.match(validateGpu(cyclic, 'customGpus[0]').errors.join('\n'), /customGpus\[0\]\.self: unknown field/);
     });
 
     it('the accepted GPU is a fresh copy (no shared references to the input)', () => {
       const input = goodCustom();
-      const { gpu: g } = validateCustomGpu(input);
+      const { gpu: g } = validateGpu(input);
       assert.ok(g);
       ((input.peaks as Record<string, Record<string, number>>).tensor as Record<string, number>).fp16 = 1;
       assert.equal(g.peaks.tensor.fp16, 200e12);
+    });
+  });
+
+  describe('one format, one validator: the built-in table, --gpu-file and rooflineLens.customGpus', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roofline-gpu-format-'));
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const writeFile = (name: string, doc: unknown): string => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, JSON.stringify(doc));
+      return file;
+    };
+    const settings = (customGpus: unknown): ReturnType<typeof readSettings> =>
+      readSettings({ gpu: undefined, customGpus, bindings: {}, dtypes: {}, kernelLenses: true, loopLenses: true, diagnostics: true } satisfies RawSettings);
+
+    it("the built-in table passes the validator, and the validator's output is the table", () => {
+      const result = validateGpuFile(readTable());
+      assert.deepEqual(result.errors, []);
+      assert.equal(result.format, GPU_FILE_FORMAT);
+      assert.equal(result.version, GPU_CATALOG.version);
+      assert.equal(GPU_CATALOG.format, GPU_FILE_FORMAT);
+      assert.deepEqual(result.gpus, GPU_CATALOG.gpus);
+    });
+
+    it('a user file or setting with the same entry validates identically (only the id differs)', () => {
+      for (const entry of readTable().gpus) {
+        const id = `my-${entry.id as string}`;
+        const expected = { ...GPU_CATALOG.gpus.find((g) => g.id === entry.id), id };
+        const fromFile = loadGpuFile(writeFile(`${id}.json`, { format: GPU_FILE_FORMAT, gpus: [{ ...entry, id }] }));
+        assert.deepEqual(fromFile, [expected], `${id} from --gpu-file`);
+        const fromArrayFile = loadGpuFile(writeFile(`${id}-array.json`, [{ ...entry, id }]));
+        assert.deepEqual(fromArrayFile, [expected], `${id} from a --gpu-file array`);
+        const fromSetting = settings([{ ...entry, id }]);
+        assert.deepEqual(fromSetting.errors, []);
+        assert.deepEqual(fromSetting.customGpus, [expected], `${id} from rooflineLens.customGpus`);
+      }
+    });
+
+    it('the same entry under its catalogue id is refused by a user file and the setting, with one message', () => {
+      const entry = readTable().gpus[0];
+      assert.throws(() => loadGpuFile(writeFile('clash.json', [entry])), /gpus\[0\]\.id: "h100-sxm" is a catalogue GPU; give the custom GPU its own id/);
+      assert.deepEqual(settings([entry]).errors, ['rooflineLens.customGpus[0].id: "h100-sxm" is a catalogue GPU; give the custom GPU its own id']);
+      assert.deepEqual(validateGpuList([entry], 'gpus', CATALOG_IDS).errors, ['gpus[0].id: "h100-sxm" is a catalogue GPU; give the custom GPU its own id']);
+    });
+
+    it('a mistake in the table is caught with the message a user would get for the same mistake', () => {
+      const table = readTable();
+      const broken = { ...table, gpus: table.gpus.map((g, i) => (i === 1 ? { ...g, memoryBandwidth: 2.0 } : g)) };
+      const builtIn = validateGpuFile(broken).errors;
+      assert.equal(builtIn.length, 1);
+      assert.match(builtIn[0], /^gpus\[1\]\.memoryBandwidth: expected bytes\/s between 1e9 and 1e14, got 2 \(looks like TB\/s/);
+      const user = settings([{ ...table.gpus[1], id: 'mine', memoryBandwidth: 2.0 }]).errors;
+      assert.deepEqual(user, [builtIn[0].replace('gpus[1]', 'rooflineLens.customGpus[0]')]);
+      assert.throws(() => loadGpuFile(writeFile('unit.json', [{ ...table.gpus[1], id: 'mine', memoryBandwidth: 2.0 }])), (e: Error) => e.message.includes(builtIn[0].replace('gpus[1]', 'gpus[0]')));
+      const twice = validateGpuFile({ ...table, gpus: [table.gpus[0], table.gpus[0]] }).errors;
+      assert.deepEqual(twice, ['gpus[1].id: "h100-sxm" is defined twice (first at gpus[0])']);
+    });
+
+    it("the file's format and version are checked; other top-level fields are ignored", () => {
+      const gpus = [{ id: 'lab', name: 'Lab', memoryBandwidth: 1e12, peaks: { vector: { fp32: 1e13 } } }];
+      assert.deepEqual(validateGpuFile({ format: 1, version: 'lab-3', gpus, $comment: 'ours' }), { gpus: validateGpuList(gpus, 'gpus').gpus, errors: [], format: 1, version: 'lab-3' });
+      assert.deepEqual(validateGpuFile({ format: 2, gpus }).errors, ['format: expected 1 (the GPU file format this version reads), got 2']);
+      assert.deepEqual(validateGpuFile({ version: 3, gpus }).errors, ['version: expected a version string, got 3']);
+      assert.deepEqual(validateGpuFile({ id: 'x' }).errors, ['expected a JSON array of GPUs or an object {"gpus": [...]}, got an object']);
+      assert.deepEqual(validateGpuFile({ gpus: 'x' }).errors, ['expected a JSON array of GPUs or an object {"gpus": [...]}, got an object']);
+      assert.throws(() => loadGpuFile(writeFile('format2.json', { format: 2, gpus })), /format: expected 1/);
+    });
+
+    it('a list reads at most 100 GPUs, under the same rule everywhere', () => {
+      const many = Array.from({ length: 101 }, (_, i) => ({ id: `g${i}`, name: `G${i}`, memoryBandwidth: 1e12, peaks: { vector: { fp32: 1e13 } } }));
+      const list = validateGpuList(many, 'rooflineLens.customGpus');
+      assert.equal(list.gpus.length, 100);
+      assert.deepEqual(list.errors, ['rooflineLens.customGpus: 101 GPUs, at most 100 allowed: only the first 100 are read']);
+      assert.deepEqual(settings(many).errors, list.errors);
+      assert.throws(() => loadGpuFile(writeFile('many.json', many)), /gpus: 101 GPUs, at most 100 allowed/);
     });
   });
 });

@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { contentSecurityPolicy, pageHtml } from '../src/extension/panelHtml';
-import { parsePageMessage, parsePanelState, parseTheme, MAX_EXPORT_CHARS } from '../src/extension/panelMessages';
+import { parsePageMessage, parsePanelState, parseTheme, MAX_EXPORT_CHARS } from '../src/shared/panelProtocol';
 
 const THEME = {
   foreground: '#cccccc',

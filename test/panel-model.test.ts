@@ -15,7 +15,7 @@ import { attachProfile } from '../src/core/profile/attach';
 import { kernelId } from '../src/core/report/chart';
 import type { FileReport, MeasuredSummary } from '../src/core/report/types';
 import { isPowerOfTwo, isTileLike, panelTable, pragmaFor, precisionChoices, profileModel, stepPowerOfTwo, whatIfModel } from '../src/extension/panelModel';
-import type { WhatIfControl, WhatIfState } from '../src/extension/panelMessages';
+import type { WhatIfControl, WhatIfState } from '../src/shared/panelProtocol';
 import { measuredHover, measuredKey, measuredLensSuffix, measuredOfFile } from '../src/extension/profilePresent';
 import { analyzeFile } from './check';
 

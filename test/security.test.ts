@@ -21,7 +21,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import ts from 'typescript';
-import { findGpu, validateCustomGpu } from '../src/core/gpus/catalog';
+import { findGpu } from '../src/core/gpus/catalog';
+import { validateGpu } from '../src/core/gpus/validate';
 import { chartKernels, rooflineSpec } from '../src/core/report/chart';
 import { loadGpuFile } from '../src/cli/gpus';
 import { readSettings, type RawSettings } from '../src/extension/settings';
@@ -554,7 +555,7 @@ describe('security: hostile custom GPUs', function () {
   for (const [what, make] of HOSTILE) {
     it(`${what}: errors, quickly, no exception`, () => {
       const built = timed(make);
-      const { value, ms } = timed(() => validateCustomGpu(built.value, 'customGpus[0]'));
+      const { value, ms } = timed(() => validateGpu(built.value, 'customGpus[0]'));
       assert.equal(value.gpu, undefined);
       assert.ok(value.errors.length > 0 && value.errors.length <= 51, `${value.errors.length} errors`);
       assert.ok(value.errors.every((e) => typeof e === 'string' && e.length < 2000), 'every error is a short string');
@@ -564,7 +565,7 @@ describe('security: hostile custom GPUs', function () {
   }
 
   it('a valid GPU next to the hostile ones still validates', () => {
-    assert.equal(validateCustomGpu(GOOD).gpu?.id, 'my-gpu');
+    assert.equal(validateGpu(GOOD).gpu?.id, 'my-gpu');
   });
 
   it('rooflineLens.customGpus with 10^6 entries reads only the first 100, quickly', () => {

@@ -4,7 +4,7 @@
  * and TSV copies (escaped so a kernel name cannot break a row).
  */
 import { strict as assert } from 'node:assert';
-import { nextSort, sortRows, tableMarkdown, tableTsv, type TableModel, type TableRow } from '../src/webview/table';
+import { nextSort, sortRows, tableMarkdown, tableTsv, type TableModel, type TableRow } from '../src/shared/table';
 
 function row(id: string, name: string, ai: number | null, bound: string): TableRow {
   return {

@@ -4,13 +4,13 @@
  * command, which lists every number of the catalogue with its source.
  */
 import * as fs from 'node:fs';
-import { DEFAULT_GPU_ID, findGpu, GPU_CATALOG, validateCustomGpu } from '../core/gpus/catalog';
+import { CATALOG_IDS, DEFAULT_GPU_ID, findGpu, GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
+import { validateGpuFile } from '../core/gpus/validate';
 import { CliError, usageError } from './args';
 
 /** `--gpu-file` is read only up to this size. */
 export const GPU_FILE_MAX_BYTES = 1024 * 1024;
-const GPU_FILE_MAX_ENTRIES = 100;
 
 function readJson(file: string): unknown {
   let st: fs.Stats;
@@ -29,26 +29,9 @@ function readJson(file: string): unknown {
   }
 }
 
-function entriesOf(doc: unknown, file: string): unknown[] {
-  if (Array.isArray(doc)) return doc;
-  if (doc && typeof doc === 'object' && Array.isArray((doc as { gpus?: unknown }).gpus)) return (doc as { gpus: unknown[] }).gpus;
-  throw new CliError(`--gpu-file ${file}: expected a JSON array of GPUs or an object {"gpus": [...]}`);
-}
-
-/** Reads and checks a `--gpu-file`; any problem is a CliError naming the file and the field. */
+/** Reads and checks a `--gpu-file` (the format of the built-in table, see core/gpus/validate.ts); any problem is a CliError naming the file and the field. */
 export function loadGpuFile(file: string): GpuSpec[] {
-  const entries = entriesOf(readJson(file), file);
-  if (entries.length > GPU_FILE_MAX_ENTRIES) throw new CliError(`--gpu-file ${file}: ${entries.length} GPUs, at most ${GPU_FILE_MAX_ENTRIES} allowed`);
-  const errors: string[] = [];
-  const gpus: GpuSpec[] = [];
-  entries.forEach((item, i) => {
-    const where = `gpus[${i}]`;
-    const { gpu, errors: problems } = validateCustomGpu(item, where);
-    if (!gpu) errors.push(...problems);
-    else if (findGpu(gpu.id)?.id === gpu.id) errors.push(`${where}.id: "${gpu.id}" is a catalogue GPU; give the custom GPU its own id`);
-    else if (gpus.some((g) => g.id === gpu.id)) errors.push(`${where}.id: "${gpu.id}" is defined twice`);
-    else gpus.push(gpu);
-  });
+  const { gpus, errors } = validateGpuFile(readJson(file), CATALOG_IDS);
   if (errors.length) throw new CliError(`--gpu-file ${file}: ${errors.length} problem(s):\n  ${errors.join('\n  ')}`);
   return gpus;
 }

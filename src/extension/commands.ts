@@ -15,7 +15,8 @@ import type { Config } from './config';
 import type { Owner } from './owner';
 import { showRooflinePanel, type KernelRef, type PanelContext } from './panel';
 import { analysisLanguage, blockingSymbols, isPragmaValue, pragmaEdit, pragmaValue } from './present';
-import { isSymbolName, readBindingValue, resolveGpu } from './settings';
+import { isSymbolName } from '../shared/symbols';
+import { readBindingValue, resolveGpu } from './settings';
 
 /** Arguments of rooflineLens.bindSymbol; whatever is missing is asked for. */
 export interface BindRequest {

@@ -10,11 +10,11 @@ import type { Language } from '../core/ir';
 import { kernelId, type PrecisionKey } from '../core/report/chart';
 import { bytes, flopRate, flops, intensity, percent } from '../core/report/format';
 import type { FileReport, KernelReport, MeasuredSummary, ProfileSummary } from '../core/report/types';
-import type { TableCell, TableColumn, TableModel, TableRow } from '../webview/table';
-import type { Choice, ProfileModel, WhatIfControl, WhatIfModel, WhatIfResult, WhatIfState } from './panelMessages';
-import { WHAT_IF_DTYPES } from './panelMessages';
+import type { TableCell, TableColumn, TableModel, TableRow } from '../shared/table';
+import type { Choice, ProfileModel, WhatIfControl, WhatIfModel, WhatIfResult, WhatIfState } from '../shared/panelProtocol';
+import { WHAT_IF_DTYPES } from '../shared/panelProtocol';
 import { commentPrefix, isPragmaValue, mentions, pragmaValue, unitBytes, verdict } from './present';
-import { isSymbolName } from './settings';
+import { isSymbolName } from '../shared/symbols';
 
 // ---------------------------------------------------------------------------
 // The table

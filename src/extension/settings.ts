@@ -10,8 +10,10 @@
 import type { BindingValue } from '../core/analyze';
 import { parseBindingValue } from '../core/bindings';
 import { parseDtype } from '../core/frontends/common';
-import { DEFAULT_GPU_ID, findGpu, GPU_CATALOG, validateCustomGpu } from '../core/gpus/catalog';
+import { CATALOG_IDS, DEFAULT_GPU_ID, findGpu } from '../core/gpus/catalog';
 import type { Dtype, GpuSpec } from '../core/gpus/types';
+import { validateGpuList } from '../core/gpus/validate';
+import { isSymbolName } from '../shared/symbols';
 
 export const SECTION = 'rooflineLens';
 
@@ -41,13 +43,6 @@ export interface Settings {
   diagnostics: boolean;
   /** One sentence per bad value, naming the setting. */
   errors: string[];
-}
-
-/** A symbol as the core names it: `K`, `blockDim.x`, `tl.num_programs(0)`, `arrayLength(p.items)`. */
-const SYMBOL_NAME = /^[A-Za-z_][\w.]*(\([^()\s]*\))?$/;
-
-export function isSymbolName(name: string): boolean {
-  return name.length <= 200 && SYMBOL_NAME.test(name);
 }
 
 /** Reads every setting; never throws. */
@@ -90,22 +85,9 @@ function readGpu(raw: unknown, customGpus: GpuSpec[], errors: string[]): GpuSpec
 
 function readCustomGpus(raw: unknown, errors: string[]): GpuSpec[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) {
-    errors.push(`${SECTION}.customGpus: expected an array of GPU objects, got ${describe(raw)}`);
-    return [];
-  }
-  const out: GpuSpec[] = [];
-  const catalogueIds = new Set(GPU_CATALOG.gpus.map((g) => g.id));
-  raw.slice(0, 100).forEach((item, i) => {
-    const where = `${SECTION}.customGpus[${i}]`;
-    const { gpu, errors: problems } = validateCustomGpu(item, where);
-    if (!gpu) errors.push(...problems);
-    else if (catalogueIds.has(gpu.id)) errors.push(`${where}.id: "${gpu.id}" is a catalogue GPU; give the custom GPU its own id`);
-    else if (out.some((g) => g.id === gpu.id)) errors.push(`${where}.id: "${gpu.id}" is defined twice; the first definition is used`);
-    else out.push(gpu);
-  });
-  if (raw.length > 100) errors.push(`${SECTION}.customGpus: only the first 100 of ${raw.length} GPUs are read`);
-  return out;
+  const { gpus, errors: problems } = validateGpuList(raw, `${SECTION}.customGpus`, CATALOG_IDS);
+  errors.push(...problems);
+  return gpus;
 }
 
 function readBindings(raw: unknown, errors: string[]): Record<string, BindingValue> {

@@ -9,7 +9,8 @@
  */
 import { analyzeSource, clearCaches, languageOf, type AnalyzeOptions } from '../core/analyze';
 import { readPragmas } from '../core/bindings';
-import { findGpu, validateCustomGpu } from '../core/gpus/catalog';
+import { findGpu } from '../core/gpus/catalog';
+import { validateGpu } from '../core/gpus/validate';
 import type { GpuSpec } from '../core/gpus/types';
 import type { Parsers } from '../core/parsers';
 import type { FileReport } from '../core/report/types';
@@ -84,7 +85,7 @@ export interface LanguageStats {
 // ---------------------------------------------------------------------------
 
 function customGpu(x: unknown): GpuSpec {
-  const { gpu, errors } = validateCustomGpu(x);
+  const { gpu, errors } = validateGpu(x);
   if (!gpu) throw new Error(`fuzz: invalid built-in custom GPU: ${errors.join('; ')}`);
   return gpu;
 }

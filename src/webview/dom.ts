@@ -4,8 +4,8 @@
  * as text (never as HTML) and no element gets an inline style or handler
  * attribute, so nothing here needs more than the page's CSP allows.
  */
-import type { Choice, PageMessage, ProfileModel, RenderMessage, WhatIfControl, WhatIfModel } from '../extension/panelMessages';
-import { nextSort, sortRows, type SortState, type TableModel } from './table';
+import type { Choice, PageMessage, ProfileModel, RenderMessage, WhatIfControl, WhatIfModel } from '../shared/panelProtocol';
+import { nextSort, sortRows, type SortState, type TableModel } from '../shared/table';
 
 export type Post = (msg: PageMessage) => void;
 

@@ -5,10 +5,10 @@
  * the state for a reload (setState), reads the theme's colours and sends them
  * again when the theme changes, and exports the chart on request.
  */
-import type { ExportFormat, HostMessage, PageMessage, RenderMessage } from '../extension/panelMessages';
+import type { ExportFormat, HostMessage, PageMessage, RenderMessage } from '../shared/panelProtocol';
+import type { SortState } from '../shared/table';
 import { ChartView } from './chartView';
 import { byId, renderControls, renderProfile, renderTable, renderWhatIf } from './dom';
-import type { SortState } from './table';
 import { readTheme } from './theme';
 
 interface VsCodeApi {

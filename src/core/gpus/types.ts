@@ -45,7 +45,10 @@ export interface GpuSpec {
   notes?: string[];
 }
 
+/** A GPU file as the built-in table (gpus.json) and `roofline-lens gpus --json` write it. */
 export interface GpuCatalog {
+  /** The file format (validate.ts GPU_FILE_FORMAT). */
+  format: number;
   /** Bumped whenever a number changes. */
   version: string;
   gpus: GpuSpec[];

@@ -9,7 +9,7 @@
  */
 import type { Severity } from '../ir';
 import type { GpuSummary, PerUnit } from './types';
-import { reportGpus, turnedMemoryBound, verdictOn, type GpuVerdict, type MultiGpuFile, type MultiGpuKernel, type MultiGpuReport } from './render';
+import { reportGpus, verdictOn, type GpuVerdict, type MultiGpuFile, type MultiGpuKernel, type MultiGpuReport } from './render';
 import { intensity } from './format';
 
 /** A revision: a commit, or the working tree (`commit: null`). */
@@ -331,6 +331,11 @@ function aiDrop(before: number | null, after: number | null): number | null {
   if (before === Infinity) return after === Infinity ? 0 : 100;
   if (before <= 0) return null;
   return ((before - after) / before) * 100;
+}
+
+/** True when the kernel went from compute- to memory-bound on this GPU. */
+export function turnedMemoryBound(c: KernelChange, gpuId: string): boolean {
+  return c.before?.byGpu[gpuId]?.bound === 'compute' && c.after?.byGpu[gpuId]?.bound === 'memory';
 }
 
 /** The changed kernels that meet a `--fail-on` condition; kernels with a caveat never do. */

@@ -1,6 +1,7 @@
 /**
  * Text (terminal) and Markdown (review comment) renderings of an analysis
- * report, for one GPU or several, and of a diff between two revisions.
+ * report, for one GPU or several (the diff between two revisions is rendered
+ * by renderDiff.ts).
  *
  * A report for several GPUs is an ordinary report of the first GPU whose
  * kernels also carry `byGpu`: the roofline verdict on every selected GPU
@@ -8,7 +9,6 @@
  */
 import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, ProfileSummary } from './types';
 import { bytes, flopRate, flops, intensity, percent, seconds, si } from './format';
-import type { DiffReport, KernelChange, KernelSnapshot, Regression } from './diff';
 
 // ---------------------------------------------------------------------------
 // Several GPUs
@@ -207,7 +207,8 @@ export function mdCode(s: string): string {
   return `${fence}${fence.length > 1 ? ' ' : ''}${text}${fence.length > 1 ? ' ' : ''}${fence}`;
 }
 
-function mdRow(cells: string[]): string {
+/** A Markdown table row. */
+export function mdRow(cells: string[]): string {
   return `| ${cells.join(' | ')} |`;
 }
 
@@ -313,139 +314,5 @@ export function renderMarkdown(r: MultiGpuReport): string {
   for (const f of r.files) out.push(...fileMarkdown(r, f));
   if (r.profile) out.push(...profileLines(r.profile).map((l) => `- profile: ${mdText(l)}`), '');
   out.push(MD_FOOTER);
-  return out.join('\n') + '\n';
-}
-
-// ---------------------------------------------------------------------------
-// Diff
-// ---------------------------------------------------------------------------
-
-function signedPercent(before: number | null, after: number | null): string {
-  if (before === null || after === null || !Number.isFinite(before) || !Number.isFinite(after) || before === 0) return '';
-  const pct = ((after - before) / before) * 100;
-  if (Math.abs(pct) < 0.05) return '';
-  return ` (${pct > 0 ? '+' : '−'}${intensity(Math.abs(pct))} %)`;
-}
-
-function change(before: number | null, after: number | null): string {
-  const a = intensity(before);
-  const b = intensity(after);
-  return a === b ? a : `${a} → ${b}${signedPercent(before, after)}`;
-}
-
-function snapshotVerdict(s: KernelSnapshot, gpuId: string): string {
-  const v = s.byGpu[gpuId];
-  if (!v) return '?';
-  if (v.bound === 'unknown') return s.unbound.length ? `unknown (bind ${s.unbound.slice(0, 3).join(', ')})` : 'unknown';
-  return `${boundLabel(v)} ${flopRate(v.attainableFlops)}`;
-}
-
-/** True when the kernel went from compute- to memory-bound on this GPU. */
-export function turnedMemoryBound(c: KernelChange, gpuId: string): boolean {
-  return c.before?.byGpu[gpuId]?.bound === 'compute' && c.after?.byGpu[gpuId]?.bound === 'memory';
-}
-
-function verdictChange(c: KernelChange, gpuId: string): string {
-  const before = c.before ? snapshotVerdict(c.before, gpuId) : '';
-  const after = c.after ? snapshotVerdict(c.after, gpuId) : '';
-  if (!c.before) return after;
-  if (!c.after || before === after) return before;
-  return `${turnedMemoryBound(c, gpuId) ? '⚠ ' : ''}${before} → ${after}`;
-}
-
-/** The kernel's name, "(was old)" when renamed; `code` wraps each name (a code span in Markdown). */
-function kernelTitle(c: KernelChange, code: (s: string) => string = (s) => s): string {
-  const s = (c.after ?? c.before)!;
-  if (c.before && c.after && c.before.name !== c.after.name) return `${code(c.after.name)} (was ${code(c.before.name)})`;
-  return code(s.name);
-}
-
-/** "path:line", "(was old path)" when moved; `code` wraps each path. */
-function locationOf(c: KernelChange, code: (s: string) => string = (s) => s): string {
-  const s = (c.after ?? c.before)!;
-  const loc = code(`${s.path}:${s.line}`);
-  return c.before && c.after && c.before.path !== c.after.path ? `${loc} (was ${code(c.before.path)})` : loc;
-}
-
-function diffCounts(d: DiffReport): string {
-  const n = (kind: KernelChange['change']): number => d.kernels.filter((c) => c.change === kind).length;
-  return `${n('changed')} changed, ${n('added')} added, ${n('removed')} removed, ${n('unchanged')} unchanged`;
-}
-
-function revisionLabel(d: DiffReport, side: 'base' | 'head'): string {
-  const rev = d[side];
-  if (rev.commit === null) return 'working tree';
-  const short = rev.commit.slice(0, 12);
-  return rev.ref && rev.ref !== rev.commit ? `${short} (${rev.ref})` : short;
-}
-
-const SECTIONS: { kind: KernelChange['change']; title: string }[] = [
-  { kind: 'changed', title: 'Changed' },
-  { kind: 'added', title: 'Added' },
-  { kind: 'removed', title: 'Removed' },
-];
-
-/** The diff for a terminal. */
-export function renderDiffText(d: DiffReport, regressions: Regression[]): string {
-  const out = [`roofline-lens diff ${revisionLabel(d, 'base')} → ${revisionLabel(d, 'head')} on ${d.gpus.map((g) => g.id).join(', ')}`];
-  out.push(`${d.files.length} kernel file(s) changed; kernels: ${diffCounts(d)}`);
-  for (const { kind } of SECTIONS) {
-    const list = d.kernels.filter((c) => c.change === kind);
-    if (!list.length) continue;
-    out.push('');
-    for (const c of list) {
-      const s = (c.after ?? c.before)!;
-      out.push(`${kind.padEnd(8)} ${kernelTitle(c)}  ${locationOf(c)}`);
-      out.push(`         AI ${change(c.before?.arithmeticIntensity ?? s.arithmeticIntensity, s.arithmeticIntensity)}; compulsory AI ${change(c.before?.compulsoryIntensity ?? s.compulsoryIntensity, s.compulsoryIntensity)}`);
-      for (const g of d.gpus) out.push(`         ${g.id}: ${verdictChange(c, g.id)}`);
-      if (c.caveat) out.push(`         note: ${c.caveat}`);
-    }
-  }
-  if (d.notes.length) out.push('');
-  for (const n of d.notes) out.push(`note     ${n.path}${n.line ? `:${n.line}` : ''} (${n.side}): ${n.message}`);
-  if (regressions.length) out.push('', `${regressions.length} regression(s):`, ...regressions.map((x) => `  ${x.message}`));
-  return out.join('\n') + '\n';
-}
-
-function diffTable(d: DiffReport, list: KernelChange[]): string[] {
-  const rows = [
-    mdRow(['kernel', 'location', 'AI (FLOP/B)', 'compulsory AI', ...d.gpus.map((g) => mdText(g.name))]),
-    mdRow(['---', '---', '--:', '--:', ...d.gpus.map(() => '---')]),
-  ];
-  for (const c of list) {
-    const s = (c.after ?? c.before)!;
-    const ai = change(c.before?.arithmeticIntensity ?? s.arithmeticIntensity, s.arithmeticIntensity);
-    const cai = change(c.before?.compulsoryIntensity ?? s.compulsoryIntensity, s.compulsoryIntensity);
-    rows.push(mdRow([kernelTitle(c, mdCode), locationOf(c, mdCode), ai, cai, ...d.gpus.map((g) => mdText(verdictChange(c, g.id)))]));
-  }
-  return rows;
-}
-
-/** The diff as a pull-request comment. */
-export function renderDiffMarkdown(d: DiffReport, regressions: Regression[]): string {
-  const out = [`## Roofline Lens diff: ${mdText(revisionLabel(d, 'base'))} → ${mdText(revisionLabel(d, 'head'))}`, ''];
-  out.push(`GPUs: ${d.gpus.map((g) => mdText(g.name)).join(', ')}. ${d.files.length} kernel file(s) changed; kernels: ${diffCounts(d)}.`, '');
-  if (regressions.length) {
-    out.push(`**${regressions.length} regression(s)**`, '');
-    for (const x of regressions) out.push(`- ${mdText(x.message)}`);
-    out.push('');
-  }
-  for (const { kind, title } of SECTIONS) {
-    const list = d.kernels.filter((c) => c.change === kind);
-    if (!list.length) continue;
-    out.push(`### ${title}`, '', ...diffTable(d, list), '');
-    for (const c of list.filter((x) => x.caveat)) out.push(`- ${kernelTitle(c, mdCode)}: ${mdText(c.caveat!)}`);
-    if (list.some((x) => x.caveat)) out.push('');
-  }
-  if (d.notes.length) {
-    out.push('### Notes', '');
-    for (const n of d.notes) out.push(`- ${mdCode(n.path + (n.line ? `:${n.line}` : ''))} (${n.side}): ${mdText(n.message)}`);
-    out.push('');
-  }
-  const same = d.kernels.filter((c) => c.change === 'unchanged');
-  if (same.length) {
-    out.push(`<details><summary>Unchanged kernels (${same.length})</summary>`, '', ...diffTable(d, same), '', '</details>', '');
-  }
-  out.push('<sub>Static estimates for one interior tile; AI = FLOPs ÷ bytes one unit requests. ⚠ marks a kernel that went from compute- to memory-bound.</sub>');
   return out.join('\n') + '\n';
 }

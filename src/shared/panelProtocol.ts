@@ -3,13 +3,17 @@
  * what the extension sends to the page, and the panel state the page keeps
  * across reloads. Everything arriving from the page is untrusted: it is
  * checked field by field here (types, lengths, enumerations, character sets)
- * and anything malformed becomes `undefined`, never an exception. Pure and
- * free of `vscode`; the page imports only the types.
+ * and anything malformed becomes `undefined`, never an exception.
+ *
+ * The one home of the protocol: src/extension and src/webview both import it.
+ * Free of `vscode`, Node and the DOM, and of the core at run time (only its
+ * types), so the page may import any of it without pulling the core into
+ * dist/webview.js (test/architecture.test.ts checks the bundle).
  */
 import type { Dtype } from '../core/gpus/types';
 import type { ChartTheme, PrecisionKey } from '../core/report/chart';
-import type { SortState, TableModel } from '../webview/table';
-import { isSymbolName } from './settings';
+import { isSymbolName } from './symbols';
+import type { SortState, TableModel } from './table';
 
 // ---------------------------------------------------------------------------
 // State (kept by the page with setState; handed back by the serializer)
