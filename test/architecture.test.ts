@@ -53,26 +53,6 @@ const isNodeBuiltin = (specifier: string): boolean => specifier.startsWith('node
 // Cycles
 // ---------------------------------------------------------------------------
 
-/**
- * TEMPORARY (issue 12). The frontends import the frontend contract (the
- * FrontendContext and UserInputs types) from src/core/analyze.ts, which
- * imports the frontends: a 24-file cycle through analyze.ts. These are the
- * importing files; their edges into analyze.ts are the only ones the cycle
- * check forgives. The lead removes this list when the contract moves out of
- * analyze.ts. An entry that no longer closes a cycle fails the test, so the
- * list can only shrink.
- */
-const ANALYZE_CONTRACT_IMPORTS = [
-  'core/frontends/common.ts',
-  'core/frontends/cuda/frontend.ts',
-  'core/frontends/cuda/kernel.ts',
-  'core/frontends/cuda/launch.ts',
-  'core/frontends/cuda/state.ts',
-  'core/frontends/triton/frontend.ts',
-  'core/frontends/wgsl/expressions.ts',
-  'core/frontends/wgsl/frontend.ts',
-  'core/frontends/wgsl/kernel.ts',
-];
 const ANALYZE = 'core/analyze.ts';
 
 /**
@@ -96,11 +76,7 @@ const CUDA_EVALUATOR_CYCLE = [
 /** Everything wrong with the cycles of `g` (paths below src/): the empty list when only the allowed cycles are left. */
 function cycleProblems(g: Graph): string[] {
   const problems: string[] = [];
-  for (const from of ANALYZE_CONTRACT_IMPORTS) {
-    if (!g.get(abs(from))?.has(abs(ANALYZE))) problems.push(`${from} no longer imports ${ANALYZE}: remove it from ANALYZE_CONTRACT_IMPORTS`);
-    else if (!cycleThrough(g, abs(from))) problems.push(`${from} → ${ANALYZE} no longer closes a cycle: remove it from ANALYZE_CONTRACT_IMPORTS`);
-  }
-  const rest = withoutEdges(g, ANALYZE_CONTRACT_IMPORTS.map((f) => [abs(f), abs(ANALYZE)] as const));
+  const rest = g;
   for (const component of cyclicComponents(rest)) {
     const names = component.map(rel);
     if (JSON.stringify(names) === JSON.stringify(CUDA_EVALUATOR_CYCLE)) continue;
@@ -307,7 +283,7 @@ describe('architecture', function () {
       for (const i of importsOf(f)) {
         if (!i.target) continue;
         const at = `${rel(f)}:${i.line} → ${i.specifier}`;
-        if (rel(i.target) === ANALYZE && !(ANALYZE_CONTRACT_IMPORTS.includes(rel(f)) && i.typeOnly)) bad.push(`${at}: a frontend may not import analyze.ts`);
+        if (rel(i.target) === ANALYZE) bad.push(`${at}: a frontend may not import analyze.ts (the contract is core/frontend.ts)`);
         const theirs = frontendOf(i.target);
         if (theirs !== undefined && theirs !== mine) bad.push(`${at}: ${mine ? `the ${mine} frontend` : 'shared frontend code'} may not import the ${theirs} frontend`);
       }

@@ -10,22 +10,13 @@
  * Counts are symbolic (`Expr`); the model evaluates them with the bindings.
  */
 import type { Dtype } from './gpus/types';
-import type { Assumption, MessageId } from './messages';
+import type { Assumption, Diagnostic, MessageId } from './messages';
 import type { Expr } from './sym/expr';
 
 export type Language = 'triton' | 'cuda' | 'wgsl';
 export type UnitKind = 'program' | 'block' | 'workgroup';
 
-export type Severity = 'error' | 'warning' | 'info';
-
-export interface Diagnostic {
-  /** 1-based line in the analysed file. */
-  line: number;
-  severity: Severity;
-  message: string;
-  /** Stable id from `messages.ts`. */
-  code: string;
-}
+export type { Diagnostic, Severity } from './messages';
 
 /** Where a binding's value came from, highest priority first. */
 export type BindingSource =

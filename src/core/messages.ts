@@ -8,7 +8,17 @@
  * The profile importer keeps its own registry (profile/messages.ts) with the
  * same shape.
  */
-import type { Diagnostic, Severity } from './ir';
+export type Severity = 'error' | 'warning' | 'info';
+
+/** One message about a file or a kernel. */
+export interface Diagnostic {
+  /** 1-based line in the analysed file. */
+  line: number;
+  severity: Severity;
+  message: string;
+  /** Stable id from this registry. */
+  code: string;
+}
 
 type Text = (...args: never[]) => string;
 interface Def<T extends Text> {

@@ -2,7 +2,7 @@
  * What every frontend shares: the start of a kernel's bindings (user values
  * and pragmas first), dtype names, and the element sizes of COUNTING.md.
  */
-import type { FrontendContext } from '../analyze';
+import type { FrontendContext } from '../frontend';
 import { BindingSet } from '../bindings';
 import type { Dtype } from '../gpus/types';
 

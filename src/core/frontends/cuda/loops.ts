@@ -372,27 +372,15 @@ function simpleComparison(cond: Cond, name: string): { op: '<' | '<=' | '>' | '>
 
 /** Runs the body once per value of the loop variable; counts are averaged over a region of `values.length` trips. */
 function unrolledLoop(st: Interp, n: Node, cell: Cell, name: string, values: number[], body: Node | null): void {
-  const r = loopRegion(st, n, num(values.length));
-  st.inRegion(r, () => {
-    for (const v of values) {
-      if (st.halted()) break;
-      st.pushScope();
-      try {
-        st.declare(name, { ...cell, val: { ...cell.val, e: num(v), konst: false } });
-        execStmt(st, body);
-      } finally {
-        st.popScope();
-      }
+  st.rec.unrolled(st.line(n), header(n), values.length, (i, stop) => {
+    if (st.halted()) return stop();
+    st.pushScope();
+    try {
+      st.declare(name, { ...cell, val: { ...cell.val, e: num(values[i]), konst: false } });
+      execStmt(st, body);
+    } finally {
+      st.popScope();
     }
   });
-  if (values.length > 0) scaleRegion(r, 1 / values.length);
   cell.val = { ...cell.val, konst: false };
-}
-
-function scaleRegion(r: Region, f: number): void {
-  for (const e of r.events) {
-    if (e.kind === 'flop' || e.kind === 'int') e.count = scale(e.count, f);
-    else e.elems = scale(e.elems, f);
-  }
-  for (const c of r.children) scaleRegion(c, f);
 }

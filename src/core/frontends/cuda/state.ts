@@ -91,8 +91,14 @@ export class Interp {
   readonly constants = new Map<string, Val>();
   active: Active;
   frame: Frame;
-  /** > 0 while evaluating something whose events must not count (a loop condition, host code). */
-  silent = 0;
+  /** > 0 while evaluating something whose events must not count (a loop condition): the recorder's quiet count. */
+  get silent(): number {
+    return this.rec.quiet;
+  }
+
+  set silent(v: number) {
+    this.rec.quiet = v;
+  }
   /** Nesting of the expression and of the blocks being evaluated (both are bounded). */
   depth = 0;
   blockDepth = 0;
@@ -110,6 +116,8 @@ export class Interp {
     readonly host = false,
   ) {
     this.rec = new Recorder(root);
+    // Host code around a launch records nothing.
+    if (host) this.rec.quiet = 1;
     this.active = { conds: [], count: threads };
     this.frame = { def: null, scope: new Scope(null, true), typeParams: new Map(), ret: null, returned: false };
     this.fp = new Footprints(this.syms, () => this.env());
@@ -288,7 +296,7 @@ export class Interp {
 
   /** Runs `body` with `r` as the current region (added as a child of the current one, unless silent). */
   inRegion<T>(r: Region, body: () => T): T {
-    return this.silent === 0 && !this.host ? this.rec.within(r, body) : this.rec.detached(r, body);
+    return this.rec.within(r, body);
   }
 
   /** Runs `body` with a different set of active threads. */
