@@ -53,6 +53,13 @@ const builds = [
     banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' },
     define: { ...common.define, ...importMetaUrlShim },
   },
+  {
+    ...common,
+    entryPoints: [join(root, 'test/accuracy/accuracy.ts')],
+    outfile: join(root, 'dist/accuracy.js'),
+    platform: 'node',
+    format: 'cjs',
+  },
 ];
 if (existsSync(join(root, 'src/extension/extension.ts'))) {
   builds.push(
