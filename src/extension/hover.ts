@@ -26,7 +26,7 @@ export class KernelHoverProvider implements vscode.HoverProvider {
     if (kernel && word) {
       const ref: KernelRef = { uri: doc.uri.toString(), name: kernel.name, line: kernel.line };
       // With an imported profile, a "Measured" section follows the estimate.
-      const measured = this.profiles.measuredOf(analysis.report, gpu).get(measuredKey(kernel));
+      const measured = this.profiles.measuredOf(analysis.report, gpu, { uri: doc.uri, text: doc.getText(), language: analysis.language }).get(measuredKey(kernel));
       const text = kernelHover(kernel, gpu, links(ref)) + (measured ? `\n\n---\n\n${measuredHover(measured)}` : '');
       return new vscode.Hover(markdown(text), word);
     }

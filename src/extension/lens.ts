@@ -28,7 +28,7 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
     if (!analysis || token.isCancellationRequested) return [];
     const show = this.config.read(doc.uri).codeLens;
     const gpuName = analysis.settings.gpu.name;
-    const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu);
+    const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu, { uri: doc.uri, text: doc.getText(), language: analysis.language });
     return analysis.report.kernels.flatMap((k) => {
       const ref: KernelRef = { uri: doc.uri.toString(), name: k.name, line: k.line };
       const top = headerTop((i) => doc.lineAt(i).text, Math.min(k.line, doc.lineCount) - 1) + 1;

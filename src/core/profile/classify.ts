@@ -10,6 +10,8 @@
  * FLOP/s ÷ peak on the compute side. At least ON_ROOF_FRACTION of the roof is
  * "on the roof".
  */
+import type { GpuSpec } from '../gpus/types';
+import { choosePeak, roofline } from '../model/roofline';
 import type { GpuSummary, KernelReport } from '../report/types';
 import type { MeasuredGroup } from './match';
 import type { MeasuredLaunch, Origin } from './types';
@@ -241,6 +243,26 @@ export function estimateFromReport(k: KernelReport, gpu: GpuSummary): RoofEstima
     peakFlops: k.peak.flops,
     memoryBandwidth: gpu.memoryBandwidth,
     ridgePoint: k.ridgePoint,
+  };
+}
+
+/**
+ * The roofs of a kernel of the static report on another GPU: the peak of the
+ * same unit and type (tensor or vector, the kernel's compute type) on `gpu`,
+ * and the attainable FLOP/s of COUNTING.md ("The roofline") from the
+ * report's intensities — the counts do not depend on the GPU.
+ */
+export function estimateOnGpu(k: KernelReport, gpu: GpuSpec): RoofEstimate {
+  const peak = choosePeak(gpu, k.computeDtype, k.peak.kind === 'tensor');
+  const tile = k.arithmeticIntensity ?? (k.perUnit.flops !== null && k.perUnit.flops > 0 && k.perUnit.loadBytes === 0 && k.perUnit.storeBytes === 0 ? Infinity : null);
+  const rl = roofline({ peak: peak.flops, memoryBandwidth: gpu.memoryBandwidth, l2Bandwidth: gpu.l2Bandwidth, tileIntensity: tile, compulsoryIntensity: k.compulsoryIntensity });
+  return {
+    attainableFlops: rl.attainable,
+    arithmeticIntensity: k.arithmeticIntensity,
+    compulsoryIntensity: k.compulsoryIntensity,
+    peakFlops: peak.flops,
+    memoryBandwidth: gpu.memoryBandwidth,
+    ridgePoint: rl.ridgePoint,
   };
 }
 
