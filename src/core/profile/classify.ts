@@ -218,7 +218,7 @@ function comparisonNotes(c: EstimateComparison, m: MeasuredTotals): string[] {
 }
 
 function fewerFlops(r: number, lowerBound: boolean): string {
-  const lb = lowerBound ? ' (the measured count is a lower bound: some FP counters are missing)' : '';
+  const lb = lowerBound ? ' (the measured count is a lower bound: counters are missing)' : '';
   return `Measured FLOPs are ${fmtRatio(r)} the estimate${lb}: masked tails (edge tiles do less work than the interior tile the model counts), a smaller problem or another autotune config than the bindings describe, or tensor-core work without sm__ops_path_tensor_* counters.`;
 }
 

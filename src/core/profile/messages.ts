@@ -63,7 +63,7 @@ export const PMSG = {
     `no flops8/flops16/flops32/flops64 for ${kernels}: give the kernel a launch_metadata function returning them (see docs/profiles.md)`,
   protonNoBytes: (kernels: string) => `no bytes for ${kernels}: return "bytes" from the kernel's launch_metadata`,
   gpuMismatch: (device: string, evidence: string, gpu: string, id: string, selected: string, alternatives: string[]) =>
-    `the profile ran on ${device}, ${alternatives.length ? 'probably ' : ''}a ${gpu}${evidence ? ` (${evidence})` : ''}${alternatives.length ? ` (or ${alternatives.join(', ')})` : ''}, not on the selected ${selected}: its dots are placed under ${gpu}'s roofs; select that GPU (--gpu ${id}) to compare them with estimates for it`,
+    `the profile ran on ${device}, ${alternatives.length ? 'probably' : 'identified as'} ${gpu}${evidence ? ` (${evidence})` : ''}${alternatives.length ? `, or ${alternatives.join(' or ')}` : ''}, not on the selected ${selected}: its dots are placed under ${gpu}'s roofs; select that GPU (--gpu ${id}) so the estimates beside them are for it too`,
   gpuUnknown: (device: string, evidence: string, selected: string) =>
     `the profile ran on ${device} (${evidence}), which is not the selected ${selected} and not a GPU of the table: its dots are placed under ${selected}'s roofs, which may not be the ones it ran under`,
   tooLarge: (limit: number) => `the export has more than ${limit} launches: the rest are ignored`,
