@@ -420,6 +420,19 @@ describe('profile exports as the tools write them (issue 15)', () => {
         assert.deepEqual(files[0].kernels[0].unbound, ['K', 'M', 'N']);
       });
 
+      it('when every measured launch has the same sizes, the kernel’s own estimate is the one for them', () => {
+        const own = analyse({});
+        assert.ok(own.diagnostics.some((d) => d.code === 'unbound' || d.code === 'unboundLoop'));
+        const { files } = attachProfile([own], H100, read('proton_two_gpus.json'), { reestimate: (_p, kernel, l) => estimateForLaunch(kernel, source, l, {}, analyse) });
+        const k = files[0].kernels[0];
+        assert.deepEqual([k.bindings.M, k.bindingSources.M.source, k.units, k.unbound], [4096, 'profile', 1024, []]);
+        near(k.arithmeticIntensity, 134_217_728 / 2_129_920);
+        assert.ok(k.assumptions.some((a) => /measured launch's sizes \(M=4096, N=4096, K=4096, from the profile\)/.test(a)), k.assumptions.join('\n'));
+        assert.equal(k.measured!.length, 2, 'one dot per GPU');
+        // The estimate no longer lacks M, N and K: the diagnostics saying so are gone.
+        assert.ok(!files[0].diagnostics.some((d) => d.code === 'unbound' || d.code === 'unboundLoop'), JSON.stringify(files[0].diagnostics));
+      });
+
       it('a --set value wins over the launch’s and the difference is said; names the kernel lacks are said too', () => {
         const kernel = analyse({}).kernels[0];
         const l = estimateForLaunch(kernel, source, { name: 'matmul_kernel [M=4096, N=4096, K=4096, WS=1]', bindings: { M: 4096, N: 4096, K: 4096, WS: 1 } }, { K: 1024 }, (set) => analyse(set))!;

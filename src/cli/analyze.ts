@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { analyzeSource, languageOf, makeReport, type UserInputs } from '../core/analyze';
+import { languageOf, makeReport, type UserInputs } from '../core/analyze';
 import { GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import { diag } from '../core/messages';
@@ -92,10 +92,11 @@ function withProfile(
   const reestimate: Reestimate = (path, kernel, launch) => {
     const src = sources.get(path);
     if (src === undefined) return undefined;
-    return estimateForLaunch(kernel, src, launch, settings.user.set, (set) => analyzeSource(src, parsers, { ...settings.user, set, gpu, path, language: languageOf(path) }));
+    // Every selected GPU, so a kernel estimated for its launch's sizes keeps its column per GPU.
+    return estimateForLaunch(kernel, src, launch, settings.user.set, (set) => analyzeForGpus(src, parsers, settings.gpus, { ...settings.user, set, path, language: languageOf(path) }));
   };
   const table = [...GPU_CATALOG.gpus, ...settings.gpus.filter((g) => !GPU_CATALOG.gpus.some((c) => c.id === g.id))];
-  const r = attachProfile(files, gpu, text, { perLaunch: p.options.has('--per-launch'), overrides, path: file, gpus: table, reestimate });
+  const r = attachProfile(files, gpu, text, { perLaunch: p.options.has('--per-launch'), overrides, path: file, gpus: table, reestimate, alsoShown: settings.gpus.slice(1).map((g) => g.id) });
   return { files: r.files, profile: r.profile };
 }
 

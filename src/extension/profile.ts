@@ -75,7 +75,7 @@ export class ProfileStore {
   private generation = 0;
   private watch: Owner | undefined;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly perFile = new WeakMap<FileReport, { generation: number; gpu: string; measured: MeasuredByKernel }>();
+  private readonly perFile = new WeakMap<FileReport, { generation: number; gpu: string; measured: MeasuredByKernel; file: FileReport | undefined }>();
   /** Ambiguous launches seen by the last attach (for Roofline: Match Profile Kernel…). */
   private lastAmbiguous: ProfileSummary['ambiguous'] = [];
   private readonly changed = new vscode.EventEmitter<void>();
@@ -246,13 +246,28 @@ export class ProfileStore {
 
   /** The measurements of one file's kernels, by `line:name` (cached per report); empty without a profile. */
   measuredOf(report: FileReport, gpu: GpuSpec, source?: SourceText): MeasuredByKernel {
-    if (!this.loaded || report.kernels.length === 0) return new Map();
+    return this.attachedFile(report, gpu, source)?.measured ?? new Map();
+  }
+
+  /**
+   * The kernel as the profile estimates it: when every measured launch of it
+   * has the same sizes (`matmul_kernel [M=4096, …]`), the kernel analysed for
+   * them (binding source `profile`); undefined otherwise.
+   */
+  kernelOf(report: FileReport, gpu: GpuSpec, kernel: { line: number; name: string }, source?: SourceText): FileReport['kernels'][number] | undefined {
+    const k = this.attachedFile(report, gpu, source)?.file?.kernels.find((x) => x.line === kernel.line && x.name === kernel.name);
+    return k && Object.values(k.bindingSources).some((b) => b.source === 'profile') ? k : undefined;
+  }
+
+  private attachedFile(report: FileReport, gpu: GpuSpec, source?: SourceText): { measured: MeasuredByKernel; file: FileReport | undefined } | undefined {
+    if (!this.loaded || report.kernels.length === 0) return undefined;
     const hit = this.perFile.get(report);
-    if (hit && hit.generation === this.generation && hit.gpu === gpu.id) return hit.measured;
+    if (hit && hit.generation === this.generation && hit.gpu === gpu.id) return hit;
     const attached = this.attach([report], gpu, source ? (path) => (path === report.path ? source : undefined) : undefined);
-    const measured = attached ? measuredOfFile(attached.files[0], this.overrides) : new Map();
-    this.perFile.set(report, { generation: this.generation, gpu: gpu.id, measured });
-    return measured;
+    const file = attached?.files[0];
+    const entry = { generation: this.generation, gpu: gpu.id, measured: file ? measuredOfFile(file, this.overrides) : new Map(), file };
+    this.perFile.set(report, entry);
+    return entry;
   }
 
   private async ask(): Promise<vscode.Uri | undefined> {

@@ -12,7 +12,8 @@ import type { BindingValue } from '../analyze';
 import { GPU_CATALOG } from '../gpus/catalog';
 import type { GpuSpec } from '../gpus/types';
 import type { GpuSummary, KernelReport, MeasuredSummary, ProfileDeviceSummary, ProfileSummary } from '../report/types';
-import type { LaunchEstimate } from './bindings';
+import type { Diagnostic } from '../ir';
+import { ESTIMATE_DIAGNOSTICS, type LaunchEstimate } from './bindings';
 import { classify, compareEstimate, estimateFromReport, estimateOnGpu, estimatePerLaunchFromReport, measuredTotals } from './classify';
 import { identifyDevice, type DeviceGpu } from './gpu';
 import { parseProfile } from './index';
@@ -34,16 +35,18 @@ export interface AttachOptions {
   gpus?: readonly GpuSpec[];
   /** Estimates a kernel for a launch's sizes; without it, launches are compared with the kernel's own estimate. */
   reestimate?: Reestimate;
+  /** Ids of further GPUs the report shows (the CLI's `--gpu a,b`): a device that is one of them is not a mismatch. */
+  alsoShown?: readonly string[];
 }
 
 interface FileLike {
   path: string;
   language: 'triton' | 'cuda' | 'wgsl';
   kernels: KernelReport[];
+  diagnostics?: Diagnostic[];
 }
 
-function summary(g: MeasuredGroup, k: KernelReport, file: string, selected: GpuSpec, device: DeviceGpu | undefined, opts: AttachOptions): MeasuredSummary {
-  const launch = g.launchBindings && opts.reestimate ? opts.reestimate(file, k, { name: g.demangled, bindings: g.launchBindings }) : undefined;
+function summary(g: MeasuredGroup, k: KernelReport, launch: LaunchEstimate | undefined, selected: GpuSpec, device: DeviceGpu | undefined, opts: AttachOptions): MeasuredSummary {
   const estimate = launch?.kernel ?? k;
   const gpu = device?.gpu ?? selected;
   const roof = gpu.id === selected.id ? estimateFromReport(estimate, selected) : estimateOnGpu(estimate, gpu);
@@ -134,14 +137,32 @@ export function attachProfile<F extends FileLike>(files: F[], selected: GpuSpec 
   const sources = files.flatMap((f) => f.kernels.map((k) => ({ name: k.name, file: f.path, language: f.language })));
   const match = matchKernels(imported.launches, sources, { aggregate: !opts.perLaunch, overrides: opts.overrides });
   const byKey = new Map(match.kernels.map((m) => [m.key, m]));
-  const devices = new Map(imported.devices.map((d) => [d.key, identifyDevice(d, table, gpu)]));
-  const out = files.map((f) => ({
-    ...f,
-    kernels: f.kernels.map((k) => {
-      const m = byKey.get(`${f.path}:${k.name}`);
-      return m && m.groups.length ? { ...k, measured: m.groups.map((g) => summary(g, k, f.path, gpu, g.device !== undefined ? devices.get(g.device) : undefined, opts)) } : k;
+  const devices = new Map(
+    imported.devices.map((d) => {
+      const id = identifyDevice(d, table, gpu);
+      return [d.key, id.isSelected === false && opts.alsoShown?.includes(id.gpu.id) ? { ...id, isSelected: true } : id] as const;
     }),
-  }));
+  );
+  const out = files.map((f) => {
+    let diagnostics = f.diagnostics;
+    const kernels = f.kernels.map((k) => {
+      const m = byKey.get(`${f.path}:${k.name}`);
+      if (!m || m.groups.length === 0) return k;
+      const launches = m.groups.map((g) => (g.launchBindings && opts.reestimate ? opts.reestimate(f.path, k, { name: g.demangled, bindings: g.launchBindings }) : undefined));
+      const measured = m.groups.map((g, i) => summary(g, k, launches[i], gpu, g.device !== undefined ? devices.get(g.device) : undefined, opts));
+      // Every measured launch of the kernel has the same sizes: the kernel's estimate is the one for them.
+      const one = launches[0];
+      const same = launches.every((l, i) => l !== undefined && sameSizes(m.groups[0].launchBindings!, m.groups[i].launchBindings!));
+      if (!one || !same || one.applied.length === 0) return { ...k, measured };
+      if (diagnostics) {
+        const stale = (d: Diagnostic) => ESTIMATE_DIAGNOSTICS.has(d.code) && d.message.startsWith(`${k.name}:`);
+        diagnostics = [...diagnostics.filter((d) => !stale(d)), ...one.diagnostics].sort((a, b) => a.line - b.line);
+      }
+      const sizes = one.applied.map((n) => `${n}=${one.kernel.bindings[n]}`).join(', ');
+      return { ...one.kernel, assumptions: [...one.kernel.assumptions, `estimated for the measured launch's sizes (${sizes}, from the profile)`], measured };
+    });
+    return { ...f, kernels, ...(diagnostics ? { diagnostics } : {}) };
+  });
   const deviceDiagnostics: ProfileDiagnostic[] = [];
   for (const d of devices.values()) {
     if (d.isSelected !== false) continue;
@@ -182,4 +203,9 @@ function asSpec(g: GpuSpec | GpuSummary, table: readonly GpuSpec[]): GpuSpec {
   if ('architecture' in g) return g;
   const known = table.find((t) => t.id === g.id);
   return known ?? { ...g, vendor: 'custom', architecture: '', sources: {} };
+}
+
+function sameSizes(a: Record<string, BindingValue>, b: Record<string, BindingValue>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }

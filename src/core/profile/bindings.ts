@@ -14,6 +14,7 @@
  */
 import type { BindingValue } from '../analyze';
 import { readPragmas } from '../bindings';
+import type { Diagnostic } from '../ir';
 import type { FileReport, KernelReport } from '../report/types';
 
 export interface LaunchEstimate {
@@ -25,7 +26,12 @@ export interface LaunchEstimate {
   overridden: { name: string; launch: BindingValue; used: BindingValue; by: 'user' | 'pragma' }[];
   /** Launch values the kernel has no symbol for. */
   unused: string[];
+  /** The re-analysis's diagnostics about this kernel's unknowns (`unbound`, `unboundLoop`, `overflow`). */
+  diagnostics: Diagnostic[];
 }
+
+/** Diagnostics that say what a kernel's estimate lacks, which its launch's sizes may settle. */
+export const ESTIMATE_DIAGNOSTICS = new Set(['unbound', 'unboundLoop', 'overflow']);
 
 /**
  * Re-analyses `kernel` (of the file whose text is `source`) with the
@@ -61,5 +67,6 @@ export function estimateForLaunch(
     applied.push(name);
   }
   const unused = Object.keys(fromLaunch).filter((n) => !applied.includes(n));
-  return { kernel: { ...again, bindingSources }, applied, overridden, unused };
+  const diagnostics = report.diagnostics.filter((d) => ESTIMATE_DIAGNOSTICS.has(d.code) && d.message.startsWith(`${kernel.name}:`));
+  return { kernel: { ...again, bindingSources }, applied, overridden, unused, diagnostics };
 }

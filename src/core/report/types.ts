@@ -152,7 +152,7 @@ export interface ProfileDeviceSummary {
   gpu: { id: string; name: string };
   /** Whether the export identifies the GPU (false: the selected one is assumed). */
   known: boolean;
-  /** False when the device is not the selected GPU; null when the export cannot tell. */
+  /** False when the device is not the selected GPU (none of the CLI's --gpu list); null when the export cannot tell. */
   isSelected: boolean | null;
   /** Other table GPUs that fit as well. */
   alternatives: string[];
