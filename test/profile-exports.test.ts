@@ -292,6 +292,30 @@ describe('profile exports as the tools write them (issue 15)', () => {
     });
   });
 
+  describe('the details page of several roofline sections at once', () => {
+    it('each tensor path and vector type counts once (its DRAM row; the L2 row repeats the same work)', () => {
+      const head = '"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"';
+      const row = (section: string, name: string, unit: string, value: string) => `"0","k","${section}","${name}","${unit}","${value}"`;
+      const T = 'GPU Speed Of Light Hierarchical Roofline Chart (Tensor Core)';
+      const S = 'GPU Speed Of Light Roofline Chart';
+      const csv = [
+        head,
+        row('GPU Speed Of Light Throughput', 'Duration', 'ms', '1.00'),
+        row(T, 'DRAM Achieved Value (Src:fp16,bf16,tf32 Dst:fp32)', 'TFLOP/s', '100.00'),
+        row(T, 'L2 Cache Achieved Value (Src:fp16,bf16,tf32 Dst:fp32)', 'TFLOP/s', '100.00'),
+        row(T, 'DRAM Achieved Value (Src:fp16 Dst:fp16)', 'TFLOP/s', '20.00'),
+        row(S, 'Single Precision Achieved Value', 'GFLOP/s', '500.00'),
+        row(S, 'Double Precision Achieved Value', 'GFLOP/s', '0.00'),
+        row(S, 'DRAM Bandwidth', 'Tbyte/s', '1.00'),
+      ].join('\n');
+      const l = parseNcuCsv(csv).launches[0];
+      near(l.flops?.total, (100e12 + 20e12 + 500e9) * 1e-3, 1e-12);
+      near(l.flops?.tensor?.byDtype.fp16, 120e12 * 1e-3, 1e-12);
+      near(l.flops?.byDtype.fp32, 500e9 * 1e-3, 1e-12);
+      near(l.dramBytes, 1e12 * 1e-3, 1e-12);
+    });
+  });
+
   describe('several GPUs in one export', () => {
     it('ncu --devices 0,1 (ncu 2025.x raw page): dots split per GPU, each under its own roofline', () => {
       const r = parseNcuCsv(read('two_gpus_raw.csv'));

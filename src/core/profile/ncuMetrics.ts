@@ -261,18 +261,20 @@ function readTensor(
 
 // ---- roofline sections by label (details page) ------------------------------------
 
-type Precision = FlopDtype | 'tensor';
+/** What a section row's work counts: a vector type, or a tensor path (`tensor:Src:bf16 Dst:fp32`). */
+type Precision = FlopDtype | `tensor:${string}`;
 
 /**
  * FLOPs and DRAM bytes from a roofline section's achieved rows when the
- * counters gave none: per precision the achieved FLOP/s (a rate unit) at the
- * DRAM level, times the duration; DRAM bytes from the DRAM bandwidth row, or
- * the achieved FLOP/s ÷ the DRAM arithmetic-intensity row.
+ * counters gave none: per type or tensor path the achieved FLOP/s (a rate
+ * unit) at the DRAM level (the L2 and L1 rows repeat the same work), times
+ * the duration; DRAM bytes from the DRAM bandwidth row, or the achieved
+ * FLOP/s ÷ the DRAM arithmetic-intensity row.
  */
 function fromSection(r: MetricReader, input: LaunchInput, l: Omit<MeasuredLaunch, 'launchIndex'>, time: number | undefined): void {
   const rows = input.sectionRows ?? [];
   if (rows.length === 0 || time === undefined || time <= 0) return;
-  const work = new Map<Precision, { level: string; value: number }>();
+  const work = new Map<Precision, { level: string; value: number; dtype: FlopDtype }>();
   const ai = new Map<Precision, number>();
   let bandwidth: number | undefined;
   for (const row of rows) {
@@ -282,30 +284,29 @@ function fromSection(r: MetricReader, input: LaunchInput, l: Omit<MeasuredLaunch
     const value = toBase(digits, unit);
     if (!Number.isFinite(value) || value < 0) continue;
     const level = /\bL1\b|L1\/TEX/i.test(row.label) ? 'l1' : /\bL2\b/i.test(row.label) ? 'l2' : 'dram';
-    const precision = precisionOf(row.section, row.label);
-    if (unit.dimension === 'countRate' && precision) {
-      const cur = work.get(precision);
-      if (!cur || (cur.level !== 'dram' && level === 'dram')) work.set(precision, { level, value });
-    } else if (unit.dimension === 'intensity' && precision && level === 'dram') ai.set(precision, value);
+    const p = precisionOf(row.section, row.label);
+    if (unit.dimension === 'countRate' && p) {
+      const cur = work.get(p.key);
+      if (!cur || (cur.level !== 'dram' && level === 'dram')) work.set(p.key, { level, value, dtype: p.dtype });
+    } else if (unit.dimension === 'intensity' && p && level === 'dram') ai.set(p.key, value);
     else if (unit.dimension === 'byteRate' && level === 'dram') bandwidth = value;
   }
   if (work.size === 0) return;
   const byDtype: Partial<Record<FlopDtype, number>> = {};
   const tensor: Partial<Record<FlopDtype, number>> = {};
-  for (const [p, w] of work) {
-    const d: FlopDtype = p === 'tensor' ? (tensorDtypeOf(rows.find((x) => precisionOf(x.section, x.label) === 'tensor')?.label ?? '') ?? 'fp16') : p;
-    byDtype[d] = (byDtype[d] ?? 0) + w.value * time;
-    if (p === 'tensor') tensor[d] = (tensor[d] ?? 0) + w.value * time;
+  for (const [key, w] of work) {
+    byDtype[w.dtype] = (byDtype[w.dtype] ?? 0) + w.value * time;
+    if (key.startsWith('tensor:')) tensor[w.dtype] = (tensor[w.dtype] ?? 0) + w.value * time;
   }
   if (!l.flops) {
     l.flops = {
       total: sum(byDtype),
       byDtype,
-      tensor: work.has('tensor') ? { total: sum(tensor), byDtype: tensor } : null,
+      tensor: [...work.keys()].some((k) => k.startsWith('tensor:')) ? { total: sum(tensor), byDtype: tensor } : null,
       lowerBound: false,
       convention: 'ncu-section',
     };
-    r.fromSection(input.sectionRows![0].section);
+    r.fromSection(rows[0].section);
   }
   if (l.dramBytes === undefined) {
     if (bandwidth !== undefined) l.dramBytes = bandwidth * time;
@@ -316,16 +317,20 @@ function fromSection(r: MetricReader, input: LaunchInput, l: Omit<MeasuredLaunch
   }
 }
 
-function precisionOf(section: string, label: string): Precision | null {
+/** The type a section row's work is in: the section (Single, Double, Half, Tensor Core) or the label's `Src:` types. */
+function precisionOf(section: string, label: string): { key: Precision; dtype: FlopDtype } | null {
   const s = `${section} ${label}`;
-  if (/tensor/i.test(section) || /\bSrc:/i.test(label)) return 'tensor';
-  if (/double|fp64/i.test(s)) return 'fp64';
-  if (/half|fp16/i.test(s)) return 'fp16';
-  if (/single|fp32/i.test(s)) return 'fp32';
+  if (/tensor/i.test(section) || /\bSrc:/i.test(label)) {
+    const path = /\((Src:[^)]*)\)/i.exec(label)?.[1].trim() ?? 'tensor';
+    return { key: `tensor:${path}`, dtype: tensorDtypeOf(label) ?? 'fp16' };
+  }
+  if (/double|fp64/i.test(s)) return { key: 'fp64', dtype: 'fp64' };
+  if (/half|fp16/i.test(s)) return { key: 'fp16', dtype: 'fp16' };
+  if (/single|fp32/i.test(s)) return { key: 'fp32', dtype: 'fp32' };
   return null;
 }
 
-/** "DRAM Achieved Value (Src:bf16 Dst:fp32)" → bf16. */
+/** "DRAM Achieved Value (Src:bf16 Dst:fp32)" → bf16 (the first type a multi-type path names: Src:fp16,bf16,tf32 → fp16). */
 function tensorDtypeOf(label: string): FlopDtype | undefined {
   const m = /Src:\s*([a-z0-9]+)/i.exec(label);
   const t = m?.[1].toLowerCase();
