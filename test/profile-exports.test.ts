@@ -22,6 +22,7 @@ import { splitLaunchName } from '../src/core/profile/names';
 import { classifyOpsMetric, sumTensorOps, type OpsPath } from '../src/core/profile/tensor';
 import { chartKernels, rooflineSpec } from '../src/core/report/chart';
 import type { FileReport, KernelReport } from '../src/core/report/types';
+import { panelTable } from '../src/extension/panelModel';
 import { measuredHover } from '../src/extension/profilePresent';
 import { loadParsers } from './check';
 
@@ -86,8 +87,12 @@ describe('profile exports as the tools write them (issue 15)', () => {
       assert.match(w!.message, /sm__inst_executed_pipe_tensor_op_gmma\.sum > 0/);
       assert.match(w!.message, /sm__ops_path_tensor_op_hgmma_src_\{bf16_dst_fp32,fp16,tf32_dst_fp32\}_sparsity_off\.sum/);
       assert.match(mm.flops!.lowerBoundReasons!.join(' '), /collect sm__ops_path_tensor_op_hgmma/);
-      // 0.13 FLOP/B — the dot the issue saw — now says it is a lower bound.
+      // 0.13 FLOP/B — the dot the issue saw — now says it is a lower bound, in the panel too.
       near(measuredTotals(mm).flops! / mm.dramBytes!, 34_078_720 / 262_144_000);
+      const { files } = attachProfile([kernelFile('matmul_kernel', 'tensor', 'bf16')], H100, read('h100_gemm_no_ops_raw.csv'));
+      const cell = panelTable(files, { workspace: false, profile: true }).rows[0].cells.achieved;
+      assert.equal(cell.text, '≥ 82.6 GFLOP/s');
+      assert.match(cell.title!, /collect sm__ops_path_tensor_op_hgmma/);
     });
 
     it('warpgroup MMA that only hmma counters cover is a lower bound too', () => {
@@ -442,6 +447,18 @@ describe('profile exports as the tools write them (issue 15)', () => {
         assert.equal(flat.flopsRatio, 1);
         // The kernel's own estimate is unchanged.
         assert.deepEqual(files[0].kernels[0].unbound, ['K', 'M', 'N']);
+      });
+
+      it('the panel’s table: a row per launch, named by its sizes, with its own estimate', () => {
+        const { files } = attachProfile([analyse({})], H100, read('proton_launch_metadata.json'), { reestimate: (_p, kernel, l) => estimateForLaunch(kernel, source, l, {}, analyse) });
+        const rows = panelTable(files, { workspace: false, profile: true }).rows;
+        assert.deepEqual(
+          rows.map((r) => [r.cells.kernel.text, r.cells.ai.text, r.cells.compulsory.text, r.cells.achieved.text]),
+          [
+            ['matmul_kernel [M=4096, N=4096, K=4096]', '63', '1365', '700 TFLOP/s'],
+            ['matmul_kernel [M=8192, N=8192, K=512]', '56.9', '455', '480 TFLOP/s'],
+          ],
+        );
       });
 
       it('when every measured launch has the same sizes, the kernel’s own estimate is the one for them', () => {

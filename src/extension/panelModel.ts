@@ -88,7 +88,7 @@ function measuredCells(m: MeasuredSummary | undefined): Record<string, TableCell
   if (!m) return Object.fromEntries(PROFILE_COLUMNS.map((c) => [c.key, { text: '—', sort: null }]));
   const situation = m.situation === 'unknown' ? `unknown${m.reason ? ` (${m.reason})` : ''}` : m.situation;
   return {
-    achieved: num(m.achievedFlops, flopRate),
+    achieved: m.flopsLowerBound && m.achievedFlops !== null ? { text: `≥ ${flopRate(m.achievedFlops)}`, sort: m.achievedFlops, title: (m.flopsLowerBoundReasons ?? ['counters are missing']).join('\n') } : num(m.achievedFlops, flopRate),
     ofRoof: num(m.fractionOfRoof, percent),
     ofEstimate: num(m.fractionOfEstimate, percent),
     situation: txt(situation),

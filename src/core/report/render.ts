@@ -177,7 +177,7 @@ export function measuredLabel(kernel: string, m: MeasuredSummary): string {
 export function measuredSentence(m: MeasuredSummary): string {
   const parts: string[] = [];
   const launches = m.launches > 1 ? ` (${m.launches} launches)` : '';
-  if (m.achievedFlops !== null) parts.push(`${flopRate(m.achievedFlops)}${m.flopsLowerBound ? ' or more' : ''}${m.achievedIntensity !== null ? ` at ${intensity(m.achievedIntensity)}${m.flopsLowerBound ? '+' : ''} FLOP/B` : ''}${launches}`);
+  if (m.achievedFlops !== null) parts.push(`${flopRate(m.achievedFlops)}${m.achievedIntensity !== null ? ` at ${intensity(m.achievedIntensity)} FLOP/B` : ''}${launches}`);
   else if (m.timeSeconds !== null) parts.push(`${seconds(m.timeSeconds)}${launches}`);
   if (m.fractionOfRoof !== null) parts.push(`${percent(m.fractionOfRoof)} of the roof`);
   const head = parts.join(', ');
