@@ -526,7 +526,7 @@ describe('profile exports as the tools write them (issue 15)', () => {
 });
 
 /** A file with one kernel whose report is a stand-in (only what the roof needs). */
-function kernelFile(name: string, kind: 'tensor' | 'vector', dtype: 'bf16' | 'fp32'): { path: string; language: 'triton'; kernels: KernelReport[] } {
+function kernelFile(name: string, kind: 'tensor' | 'vector', dtype: 'bf16' | 'fp32'): FileReport {
   const peak = kind === 'tensor' ? H100.peaks.tensor[dtype as 'bf16']! : H100.peaks.vector[dtype as 'fp32']!;
   const k = {
     name,
@@ -554,5 +554,5 @@ function kernelFile(name: string, kind: 'tensor' | 'vector', dtype: 'bf16' | 'fp
     assumptions: [],
     status: 'ok',
   } as KernelReport;
-  return { path: 'matmul_bf16.py', language: 'triton', kernels: [k] };
+  return { path: 'matmul_bf16.py', language: 'triton', diagnostics: [], kernels: [k] };
 }

@@ -8,7 +8,8 @@
  */
 import * as vscode from 'vscode';
 import { GPU_CATALOG } from '../core/gpus/catalog';
-import type { GpuSpec } from '../core/gpus/types';
+import type { Dtype, GpuSpec } from '../core/gpus/types';
+import { kernelId } from '../core/report/chart';
 import type { Language } from '../core/ir';
 import { parseProfile } from '../core/profile';
 import { attachProfile, type Reestimate } from '../core/profile/attach';
@@ -61,6 +62,8 @@ export interface SourceText {
   uri: vscode.Uri;
   text: string;
   language: Language;
+  /** The panel's what-if values of one kernel: they win over the launch's sizes, as settings do. */
+  whatIf?: { kernelId: string; set: Record<string, number | boolean>; dtypes: Record<string, Dtype> };
 }
 
 /** What the store needs from the rest of the extension to estimate launches and name GPUs (absent in tests). */
@@ -233,10 +236,11 @@ export class ProfileStore {
     return (path, kernel, launch) => {
       const src = sources(path);
       if (!src) return undefined;
-      const user = env.config.read(src.uri).bindings;
+      const whatIf = src.whatIf && src.whatIf.kernelId === kernelId(path, kernel) ? src.whatIf : undefined;
+      const user = { ...env.config.read(src.uri).bindings, ...whatIf?.set };
       let failed = false;
       const estimate = estimateForLaunch(kernel, src.text, launch, user, (set) => {
-        const r = env.analyzer.analyseTextNow(src.uri, src.text, src.language, { gpu, set });
+        const r = env.analyzer.analyseTextNow(src.uri, src.text, src.language, { gpu, set, ...(whatIf ? { dtypes: whatIf.dtypes } : {}) });
         if (!r) failed = true;
         return r ?? { path, language: src.language, diagnostics: [], kernels: [] };
       });
