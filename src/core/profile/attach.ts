@@ -21,6 +21,9 @@ import { matchKernels, type MeasuredGroup } from './match';
 import { PMSG, pdiag } from './messages';
 import type { ProfileDiagnostic } from './types';
 
+/** At most this many launches are re-estimated for their sizes per import (each is an analysis of its file). */
+export const MAX_LAUNCH_ESTIMATES = 64;
+
 /** Re-analyses a kernel with a measured launch's `NAME=VALUE` sizes (see bindings.ts `estimateForLaunch`). */
 export type Reestimate = (file: string, kernel: KernelReport, launch: { name: string; bindings: Record<string, BindingValue> }) => LaunchEstimate | undefined;
 
@@ -116,7 +119,7 @@ function pairs(b: Record<string, BindingValue>): string {
 
 function launchNote(b: Record<string, BindingValue>, tried: boolean): string {
   return tried
-    ? `The launch's sizes (${pairs(b)}) could not be applied: the estimate is the kernel's own.`
+    ? `The launch's sizes (${pairs(b)}) could not be applied (the source is not at hand, or more than ${MAX_LAUNCH_ESTIMATES} launch sizes): the estimate is the kernel's own.`
     : `The launch's sizes (${pairs(b)}) were not applied: the estimate is the kernel's own.`;
 }
 
@@ -143,12 +146,18 @@ export function attachProfile<F extends FileLike>(files: F[], selected: GpuSpec 
       return [d.key, id.isSelected === false && opts.alsoShown?.includes(id.gpu.id) ? { ...id, isSelected: true } : id] as const;
     }),
   );
+  let budget = MAX_LAUNCH_ESTIMATES;
+  const estimate = (file: string, k: KernelReport, g: MeasuredGroup): LaunchEstimate | undefined => {
+    if (!g.launchBindings || !opts.reestimate || budget <= 0) return undefined;
+    budget--;
+    return opts.reestimate(file, k, { name: g.demangled, bindings: g.launchBindings });
+  };
   const out = files.map((f) => {
     let diagnostics = f.diagnostics;
     const kernels = f.kernels.map((k) => {
       const m = byKey.get(`${f.path}:${k.name}`);
       if (!m || m.groups.length === 0) return k;
-      const launches = m.groups.map((g) => (g.launchBindings && opts.reestimate ? opts.reestimate(f.path, k, { name: g.demangled, bindings: g.launchBindings }) : undefined));
+      const launches = m.groups.map((g) => estimate(f.path, k, g));
       const measured = m.groups.map((g, i) => summary(g, k, launches[i], gpu, g.device !== undefined ? devices.get(g.device) : undefined, opts));
       // Every measured launch of the kernel has the same sizes: the kernel's estimate is the one for them.
       const one = launches[0];
