@@ -175,7 +175,8 @@ export function attachProfile<F extends FileLike>(files: F[], selected: GpuSpec 
   const deviceDiagnostics: ProfileDiagnostic[] = [];
   for (const d of devices.values()) {
     if (d.isSelected !== false) continue;
-    if (d.known) deviceDiagnostics.push(pdiag('gpuMismatch', 'warning', PMSG.gpuMismatch(d.device.label, d.evidence, d.gpu.name, d.gpu.id, gpu.name, d.alternatives)));
+    const others = d.alternatives.map((id) => table.find((g) => g.id === id)?.name ?? id);
+    if (d.known) deviceDiagnostics.push(pdiag('gpuMismatch', 'warning', PMSG.gpuMismatch(d.device.label, d.evidence, d.gpu.name, d.gpu.id, gpu.name, others)));
     else deviceDiagnostics.push(pdiag('gpuUnknown', 'warning', PMSG.gpuUnknown(d.device.label, d.evidence, gpu.name)));
   }
   const deviceSummaries: ProfileDeviceSummary[] = [...devices.values()].map((d) => ({
