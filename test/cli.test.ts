@@ -138,3 +138,38 @@ describe('CLI --profile', () => {
     assert.match(bad.err, /--profile .*cannot read/);
   });
 });
+
+describe('CLI --profile with launch sizes and several GPUs (issue 15)', () => {
+  const PROF = path.join(__dirname, 'fixtures', 'profiles');
+  const src = path.join(PROF, 'src', 'matmul_bf16.py');
+  const dtypes = ['--dtype', 'a_ptr=bf16', '--dtype', 'b_ptr=bf16'];
+
+  it("a Proton launch named [M=…, N=…, K=…] is estimated for those sizes, binding source 'profile'", async () => {
+    const json = JSON.parse((await run(['analyze', src, ...dtypes, '--profile', path.join(PROF, 'proton_launch_metadata.json'), '--format', 'json'])).out);
+    const k = json.files[0].kernels[0];
+    assert.deepEqual(k.unbound, ['K', 'M', 'N'], 'the source alone does not know the sizes');
+    assert.equal(json.profile.matched, 1);
+    const m = k.measured[0];
+    assert.deepEqual(m.launchSizes, { M: 4096, N: 4096, K: 4096 });
+    assert.equal(m.launchEstimate.bindingSources.M.source, 'profile');
+    assert.equal(m.launchEstimate.flops, 2 * 4096 ** 3);
+    assert.equal(m.flopsRatio, 1);
+    assert.equal(m.flopConvention, 'launch-metadata');
+    // A --set value wins over the profile's, and the note says the estimate is not for the measured launch.
+    const set = JSON.parse((await run(['analyze', src, ...dtypes, '--set', 'K=1024', '--profile', path.join(PROF, 'proton_launch_metadata.json'), '--format', 'json'])).out);
+    const m2 = set.files[0].kernels[0].measured[0];
+    assert.equal(m2.launchEstimate.bindings.K, 1024);
+    assert.ok(m2.notes.some((n: string) => /K=1024 .* overrides the launch's K=4096/.test(n)), m2.notes.join('\n'));
+    const text = (await run(['analyze', src, ...dtypes, '--profile', path.join(PROF, 'proton_launch_metadata.json')])).out;
+    assert.match(text, /measured matmul_kernel \[M=4096, N=4096, K=4096\]: 700 TFLOP\/s at 1365 FLOP\/B \(50 launches\)/);
+  });
+
+  it('a profile of another GPU than the selected one is a diagnostic naming it; its dots use its roofs', async () => {
+    const out = (await run(['analyze', src, ...dtypes, '--profile', path.join(PROF, 'proton_two_gpus.json')])).out;
+    assert.match(out, /profile: warning: the profile ran on CUDA device 1, identified as A100 SXM 80GB .*not on the selected H100 SXM.*\(--gpu a100-sxm-80gb\)/);
+    assert.match(out, /measured matmul_kernel \[M=4096, N=4096, K=4096\] on CUDA device 1 \(A100 SXM 80GB\): 250 TFLOP\/s .*80 % of the roof: compute-bound/);
+    const same = (await run(['analyze', src, ...dtypes, '--gpu', 'a100-sxm-80gb', '--profile', path.join(PROF, 'proton_two_gpus.json')])).out;
+    assert.match(same, /profile: warning: the profile ran on CUDA device 0, .*H100 SXM/);
+    assert.doesNotMatch(same, /ran on CUDA device 1/);
+  });
+});

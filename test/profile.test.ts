@@ -248,7 +248,15 @@ describe('profile import', () => {
       assert.equal(parseUnit('')?.dimension, 'count');
       assert.equal(parseUnit('cycle')?.dimension, 'cycles');
       assert.equal(parseUnit('%')?.dimension, 'percent');
-      for (const u of ['Kibyte', 'Xbyte', 'kbit', 'sector', 'cycle/byte', 'bytes/second']) assert.equal(parseUnit(u), null, u);
+      for (const u of ['Kibyte', 'Xbyte', 'kbit', 'sector', 'cycle/byte', 'byte/cycle', 'second/byte']) assert.equal(parseUnit(u), null, u);
+      // Rates as ncu prints the roofline sections' metrics (ncu 2025.x: "Tbyte/s", "1/ns", "inst/cycle").
+      assert.equal(base('1.2', 'Tbyte/s'), 1.2e12);
+      assert.equal(base('635,346,582,646.63', 'byte/second'), 635_346_582_646.63);
+      assert.equal(base('2', '1/ns'), 2e9);
+      assert.equal(parseUnit('1/ns')?.dimension, 'countRate');
+      assert.equal(parseUnit('inst/cycle')?.dimension, 'countPerCycle');
+      assert.equal(parseUnit('FLOP/byte')?.dimension, 'intensity');
+      assert.equal(base('650', 'TFLOP/s'), 650e12);
     });
 
     it('accepts thousands separators only where they group by three', () => {
@@ -490,7 +498,8 @@ describe('profile import', () => {
       assert.equal(l.flops?.total, 200);
       assert.equal(l.flops?.lowerBound, true);
       assert.equal(l.flops?.tensor, null);
-      assert.ok(l.missing.includes('sm__ops_path_tensor_src_*'));
+      assert.ok(l.missing.includes('sm__ops_path_tensor_*'));
+      assert.match(l.flops!.lowerBoundReasons!.join('\n'), /no op counter was exported/);
       assert.ok(codes(r).includes('tensorUnknown'));
     });
 
@@ -508,10 +517,14 @@ describe('profile import', () => {
       assert.ok(codes(noClockUnit).includes('noUnit'));
       assert.equal(l.flops?.tensor?.byDtype.bf16, 1500);
       assert.ok(codes(r).includes('integerTensor'));
+      // A type no section file names: a warning, and not silently nothing (the metric is listed missing).
+      const fp5 = parseNcuCsv(['"ID","Kernel Name","gpu__time_duration.sum","sm__ops_path_tensor_src_fp5_dst_fp32.sum"', '"","","usecond",""', '"0","gemm","1","64"'].join('\n'));
+      assert.equal(fp5.launches[0].flops, undefined);
+      assert.ok(fp5.launches[0].missing.includes('sm__ops_path_tensor_src_fp5_dst_fp32.sum'));
+      assert.ok(codes(fp5).includes('unknownTensorType'));
+      // fp4 is a Blackwell path the sm_100 section names (sm__ops_path_tensor_src_fp4_dst_fp32).
       const fp4 = parseNcuCsv(['"ID","Kernel Name","gpu__time_duration.sum","sm__ops_path_tensor_src_fp4_dst_fp32.sum"', '"","","usecond",""', '"0","gemm","1","64"'].join('\n'));
-      assert.equal(fp4.launches[0].flops, undefined);
-      assert.ok(fp4.launches[0].missing.includes('sm__ops_path_tensor_src_fp4_dst_fp32.sum'));
-      assert.ok(codes(fp4).includes('unknownTensorType'));
+      assert.deepEqual(fp4.launches[0].flops?.tensor?.byDtype, { fp4: 64 });
     });
 
     it('every truncation of every fixture imports without throwing, with sane numbers', () => {

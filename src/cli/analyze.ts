@@ -5,13 +5,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { languageOf, makeReport, type UserInputs } from '../core/analyze';
+import { GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import { say } from '../core/messages';
 import type { Parsers } from '../core/parsers';
 import { renderMarkdown, renderText, type MultiGpuFile, type MultiGpuReport } from '../core/report/render';
 import { DEFAULT_SARIF_LEVELS, renderSarif } from '../core/report/sarif';
 import { CliError, last, list, parseOptions, readDtypes, readFormat, readGrid, readSarifLevels, readSets, usageError, type OptionSpec, type ParsedOptions } from './args';
-import { attachProfile } from '../core/profile/attach';
+import { attachProfile, type Reestimate } from '../core/profile/attach';
+import { estimateForLaunch } from '../core/profile/bindings';
 import type { ProfileSummary } from '../core/report/types';
 import { findRepoRoot } from './git';
 import { loadGpuFiles, selectGpus } from './gpus';
@@ -56,8 +58,19 @@ const ANALYZE_SPEC: OptionSpec = {
 
 const MAX_PROFILE_BYTES = 256 * 1024 * 1024;
 
-/** `--profile FILE`: measured results beside the estimates (of the first GPU: the one the profile ran on). */
-function withProfile(files: MultiGpuFile[], p: ParsedOptions, gpus: GpuSpec[]): { files: MultiGpuFile[]; profile?: ProfileSummary } {
+/**
+ * `--profile FILE`: measured results beside the estimates of the first GPU.
+ * Each dot is placed under the roofs of the GPU it ran on (a profile of
+ * another GPU says so in its diagnostics); a launch whose name carries its
+ * sizes is compared with the kernel re-analysed for them.
+ */
+function withProfile(
+  files: MultiGpuFile[],
+  p: ParsedOptions,
+  settings: AnalysisSettings,
+  sources: Map<string, string>,
+  parsers: Parsers,
+): { files: MultiGpuFile[]; profile?: ProfileSummary } {
   const file = last(p, '--profile');
   if (!file) return { files };
   let text: string;
@@ -75,7 +88,15 @@ function withProfile(files: MultiGpuFile[], p: ParsedOptions, gpus: GpuSpec[]): 
     if (eq <= 0) throw usageError(`--match takes MEASURED=KERNEL (got '${m}')`);
     overrides[m.slice(0, eq)] = m.slice(eq + 1);
   }
-  const r = attachProfile(files, makeReport(gpus[0], []).gpu, text, { perLaunch: p.options.has('--per-launch'), overrides, path: file });
+  const gpu = settings.gpus[0];
+  const reestimate: Reestimate = (path, kernel, launch) => {
+    const src = sources.get(path);
+    if (src === undefined) return undefined;
+    // Every selected GPU, so a kernel estimated for its launch's sizes keeps its column per GPU.
+    return estimateForLaunch(kernel, src, launch, settings.user.set, (set) => analyzeForGpus(src, parsers, settings.gpus, { ...settings.user, set, path, language: languageOf(path) }));
+  };
+  const table = [...GPU_CATALOG.gpus, ...settings.gpus.filter((g) => !GPU_CATALOG.gpus.some((c) => c.id === g.id))];
+  const r = attachProfile(files, gpu, text, { perLaunch: p.options.has('--per-launch'), overrides, path: file, gpus: table, reestimate, alsoShown: settings.gpus.slice(1).map((g) => g.id) });
   return { files: r.files, profile: r.profile };
 }
 
@@ -85,7 +106,7 @@ function unreadable(file: string, why: string): MultiGpuFile {
   return { path: file, language: languageOf(file) ?? 'triton', diagnostics: [say('unreadable', 1, file, why)], kernels: [] };
 }
 
-function analyzeFiles(inputs: string[], parsers: Parsers, s: AnalysisSettings): MultiGpuFile[] {
+function analyzeFiles(inputs: string[], parsers: Parsers, s: AnalysisSettings, sources?: Map<string, string>): MultiGpuFile[] {
   const { files, missing } = expand(inputs);
   const reports = missing.map((m) => unreadable(m, 'no such file or directory'));
   const explicit = new Set(inputs.map((f) => path.normalize(f)));
@@ -98,6 +119,7 @@ function analyzeFiles(inputs: string[], parsers: Parsers, s: AnalysisSettings): 
       continue;
     }
     if (!explicit.has(path.normalize(file)) && !worthReporting(file, src)) continue;
+    sources?.set(file, src);
     reports.push(analyzeForGpus(src, parsers, s.gpus, { ...s.user, path: file, language: languageOf(file) }));
   }
   return reports;
@@ -121,7 +143,9 @@ export async function analyzeCommand(argv: string[], parsers: () => Promise<Pars
   const levels = readSarifLevels(list(p, '--sarif-level'), DEFAULT_SARIF_LEVELS);
   const settings = readAnalysisSettings(p);
   if (inputs.length === 0) throw usageError('analyze needs at least one FILE or DIR');
-  const { files, profile } = withProfile(analyzeFiles(inputs, await parsers(), settings), p, settings.gpus);
+  const sources = new Map<string, string>();
+  const ready = await parsers();
+  const { files, profile } = withProfile(analyzeFiles(inputs, ready, settings, sources), p, settings, sources, ready);
   if (format === 'text' || format === 'json') {
     const report = multiReport(settings.gpus, files);
     if (profile) report.profile = profile;

@@ -32,7 +32,8 @@ const USAGE = `usage:
   --gpu ID[,ID...]   GPUs to use (default ${DEFAULT_GPU_ID}; see 'roofline-lens gpus'); several add a column each
   --gpu-file FILE    custom GPUs: a JSON array (or {"gpus": [...]}) like the rooflineLens.customGpus setting
   --root DIR         paths in Markdown and SARIF are relative to DIR (default: the git work tree, else .)
-  --profile FILE     measured results (ncu --csv --page raw, or Triton Proton JSON) beside the estimates;
+  --profile FILE     measured results (ncu --csv --page raw, or Triton Proton JSON) beside the estimates,
+                     each under its own GPU's roofs, launches named 'kernel [M=…]' estimated for those sizes;
                      --per-launch keeps launches apart, --match pins a measured name to a source kernel
   diff: BASE defaults to the merge base with origin/HEAD (else main, else master), HEAD to the
         working tree; --fail-on exits 1 when a kernel turns memory-bound on a GPU or its AI drops

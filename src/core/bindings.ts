@@ -1,14 +1,21 @@
 /**
  * Bindings: values for symbols, each remembering where it came from.
  * Priority (highest first) follows COUNTING.md / the issue: user (--set,
- * settings) > pragma > launch site > autotune > heuristics > template >
- * define/const > default > global > launch_bounds > derived.
+ * settings) > pragma > profile > launch site > autotune > heuristics >
+ * template > define/const > default > global > launch_bounds > derived.
+ *
+ * `profile` (the sizes of a measured launch, from its launch_metadata name)
+ * ranks below what the user states on purpose (--set, settings, pragmas: a
+ * deliberate override, e.g. of a name the metadata uses for another
+ * quantity) and above everything read from the source, because it describes
+ * the launch that was measured, not one the source merely suggests.
  */
 import type { Binding, BindingSource } from './ir';
 
 const PRIORITY: BindingSource[] = [
   'user',
   'pragma',
+  'profile',
   'launch',
   'autotune',
   'heuristics',

@@ -22,6 +22,7 @@ export type { Diagnostic, Severity } from './messages';
 export type BindingSource =
   | 'user' // --set / settings / --grid
   | 'pragma' // `# roofline: M=4096` comment in the file
+  | 'profile' // the measured launch's sizes (`matmul_kernel [M=4096, N=4096, K=4096]` in a Proton profile)
   | 'launch' // a launch site in the same file
   | 'autotune' // @triton.autotune first config
   | 'heuristics' // @triton.heuristics

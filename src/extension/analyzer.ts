@@ -60,6 +60,8 @@ export class Analyzer {
   private readonly pending = new Map<string, Pending>();
   private generation = 0;
   private loading: Promise<Parsers> | undefined;
+  /** The parsers once loaded (for analyseTextNow). */
+  private loadedParsers: Parsers | undefined;
   private parsersFailed = false;
   private readonly analysed = new vscode.EventEmitter<{ uri: vscode.Uri; analysis: Analysis | undefined }>();
   /** Fires after each analysis (undefined: the document holds no kernels). */
@@ -140,6 +142,24 @@ export class Analyzer {
     return { report, settings };
   }
 
+  /**
+   * As analyseText, synchronously: undefined until the parsers have loaded
+   * (they have once any document was analysed). For the measured launches'
+   * own estimates (an imported profile's launch sizes).
+   */
+  analyseTextNow(uri: vscode.Uri, text: string, language: Language, extra: ExtraInputs = {}): FileReport | undefined {
+    const parsers = this.loadedParsers;
+    if (!parsers) return undefined;
+    const settings = this.config.read(uri);
+    return analyzeSource(text, parsers, {
+      gpu: extra.gpu ?? settings.gpu,
+      path: vscode.workspace.asRelativePath(uri, false),
+      language,
+      set: { ...settings.bindings, ...extra.set },
+      dtypes: { ...settings.dtypes, ...extra.dtypes },
+    });
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   /** The latest finished analysis of the document, if it is of its current version. */
@@ -196,7 +216,7 @@ export class Analyzer {
   private async parsers(): Promise<Parsers | undefined> {
     this.loading ??= this.loadParsers();
     try {
-      return await this.loading;
+      return (this.loadedParsers = await this.loading);
     } catch (e) {
       this.loading = undefined;
       const why = String((e as Error)?.message ?? e);

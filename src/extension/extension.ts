@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
     const config = new Config(owner, log);
     const analyzer = new Analyzer(owner, context.extensionUri, config, log);
     // The imported profile (measured dots): remembered per workspace, re-read on change.
-    const profiles = new ProfileStore(owner, context.workspaceState, log);
+    const profiles = new ProfileStore(owner, context.workspaceState, log, { analyzer, config });
     const selector = Object.keys(SERVED_LANGUAGES).map((language) => ({ language }));
     owner.add(vscode.languages.registerCodeLensProvider(selector, new KernelLensProvider(owner, analyzer, config, profiles)));
     owner.add(vscode.languages.registerHoverProvider(selector, new KernelHoverProvider(analyzer, profiles)));

@@ -26,8 +26,11 @@ export class KernelHoverProvider implements vscode.HoverProvider {
     if (kernel && word) {
       const ref: KernelRef = { uri: doc.uri.toString(), name: kernel.name, line: kernel.line };
       // With an imported profile, a "Measured" section follows the estimate.
-      const measured = this.profiles.measuredOf(analysis.report, gpu).get(measuredKey(kernel));
-      const text = kernelHover(kernel, gpu, links(ref)) + (measured ? `\n\n---\n\n${measuredHover(measured)}` : '');
+      const source = { uri: doc.uri, text: doc.getText(), language: analysis.language };
+      const measured = this.profiles.measuredOf(analysis.report, gpu, source).get(measuredKey(kernel));
+      // Every measured launch of the kernel had the same sizes: the estimate is the one for them (bindings from the profile).
+      const shown = this.profiles.kernelOf(analysis.report, gpu, kernel, source) ?? kernel;
+      const text = kernelHover(shown, gpu, links(ref)) + (measured ? `\n\n---\n\n${measuredHover(measured)}` : '');
       return new vscode.Hover(markdown(text), word);
     }
     const text = doc.lineAt(pos.line);

@@ -28,8 +28,11 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
     if (!analysis || token.isCancellationRequested) return [];
     const show = this.config.read(doc.uri).codeLens;
     const gpuName = analysis.settings.gpu.name;
-    const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu);
-    return analysis.report.kernels.flatMap((k) => {
+    const source = { uri: doc.uri, text: doc.getText(), language: analysis.language };
+    const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu, source);
+    return analysis.report.kernels.flatMap((own) => {
+      // Estimated for the measured launch's sizes when the profile gives them (binding source `profile`).
+      const k = this.profiles.kernelOf(analysis.report, analysis.settings.gpu, own, source) ?? own;
       const ref: KernelRef = { uri: doc.uri.toString(), name: k.name, line: k.line };
       const top = headerTop((i) => doc.lineAt(i).text, Math.min(k.line, doc.lineCount) - 1) + 1;
       // An imported profile's figure closes the kernel lens: `· measured 612 TFLOP/s, 78 % of roof`.

@@ -566,7 +566,11 @@ class RooflinePanel {
     const compare = this.state.compare ? resolveGpu(this.state.compare, settings.customGpus) : undefined;
     const onGpu = await Promise.all([...this.files.values()].map((f) => this.onGpu(f, gpu)));
     const { files: estimated, model: whatIf } = await this.withWhatIf(onGpu, gpu);
-    const attached = this.ctx.profiles.attach(estimated, gpu);
+    const whatIfState = this.state.whatIf;
+    const attached = this.ctx.profiles.attach(estimated, gpu, (path) => {
+      const f = [...this.files.values()].find((x) => x.report.path === path);
+      return f && whatIfState ? { ...f, whatIf: whatIfState } : f;
+    });
     const files = attached?.files ?? estimated;
     const kernels = chartKernels(files);
     const precisions = this.state.precisions ?? defaultPrecisions(kernels);

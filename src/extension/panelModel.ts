@@ -9,6 +9,7 @@ import type { GpuSpec } from '../core/gpus/types';
 import type { Language } from '../core/ir';
 import { kernelId, type PrecisionKey } from '../core/report/chart';
 import { bytes, flopRate, flops, intensity, percent } from '../core/report/format';
+import { measuredLabel } from '../core/report/render';
 import type { FileReport, KernelReport, MeasuredSummary, ProfileSummary } from '../core/report/types';
 import type { TableCell, TableColumn, TableModel, TableRow } from '../shared/table';
 import type { Choice, ProfileModel, WhatIfControl, WhatIfModel, WhatIfResult, WhatIfState } from '../shared/panelProtocol';
@@ -71,11 +72,23 @@ function kernelCells(f: FileReport, k: KernelReport, workspace: boolean): Record
   };
 }
 
+/** A measured launch's own estimate (its sizes from the profile) in the estimate's columns. */
+function launchEstimateCells(m: MeasuredSummary): Record<string, TableCell> {
+  const e = m.launchEstimate;
+  if (!e) return {};
+  return {
+    ai: num(e.arithmeticIntensity, intensity),
+    compulsory: num(e.compulsoryIntensity, intensity),
+    attainable: num(e.attainableFlops, flopRate),
+    flops: num(e.flops !== null && e.units ? e.flops / e.units : null, flops),
+  };
+}
+
 function measuredCells(m: MeasuredSummary | undefined): Record<string, TableCell> {
   if (!m) return Object.fromEntries(PROFILE_COLUMNS.map((c) => [c.key, { text: '—', sort: null }]));
   const situation = m.situation === 'unknown' ? `unknown${m.reason ? ` (${m.reason})` : ''}` : m.situation;
   return {
-    achieved: num(m.achievedFlops, flopRate),
+    achieved: m.flopsLowerBound && m.achievedFlops !== null ? { text: `≥ ${flopRate(m.achievedFlops)}`, sort: m.achievedFlops, title: (m.flopsLowerBoundReasons ?? ['counters are missing']).join('\n') } : num(m.achievedFlops, flopRate),
     ofRoof: num(m.fractionOfRoof, percent),
     ofEstimate: num(m.fractionOfEstimate, percent),
     situation: txt(situation),
@@ -98,11 +111,14 @@ export function panelTable(files: FileReport[], opts: { workspace: boolean; prof
       const id = kernelId(f.path, k);
       const base = kernelCells(f, k, opts.workspace);
       const measured = opts.profile ? (k.measured ?? []) : [];
-      if (measured.length <= 1) rows.push({ id, kernelId: id, cells: opts.profile ? { ...base, ...measuredCells(measured[0]) } : base });
-      else
+      if (measured.length <= 1) {
+        const m = measured[0];
+        const named: Record<string, TableCell> = m && (m.launchSizes || m.gpu?.isSelected === false) ? { kernel: txt(measuredLabel(k.name, m)) } : {};
+        rows.push({ id, kernelId: id, cells: opts.profile ? { ...base, ...(m ? launchEstimateCells(m) : {}), ...named, ...measuredCells(m) } : base });
+      } else
         for (const m of measured) {
-          const name = txt(`${k.name} · ${m.key.includes('#') ? `launch ${m.key.slice(m.key.lastIndexOf('#') + 1)}` : m.key}`);
-          rows.push({ id: `${id}|${m.key}`, kernelId: id, cells: { ...base, kernel: name, ...measuredCells(m) } });
+          const name = txt(m.key.includes('#') ? `${k.name} · launch ${m.key.slice(m.key.lastIndexOf('#') + 1)}` : m.launchSizes || m.gpu ? measuredLabel(k.name, m) : `${k.name} · ${m.key}`);
+          rows.push({ id: `${id}|${m.key}`, kernelId: id, cells: { ...base, ...launchEstimateCells(m), kernel: name, ...measuredCells(m) } });
         }
     }
   return { columns, rows };

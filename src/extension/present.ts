@@ -267,7 +267,8 @@ function breakdownRows(items: BreakdownItem[], whole: number | null, fmt: (x: nu
   });
 }
 
-function sourceText(source: BindingSource, detail: string): string {
+/** Where a binding's value came from, as the hover says it. */
+export function bindingSourceText(source: BindingSource, detail: string): string {
   return source === 'user' ? 'setting rooflineLens.bindings' : detail;
 }
 
@@ -278,7 +279,7 @@ function bindingLines(k: KernelReport, links: HoverLinks): string[] {
     out.push('**Bindings**', '');
     for (const n of names.slice(0, MAX_ROWS * 2)) {
       const src = k.bindingSources[n];
-      out.push(`- ${mdCode(n)} = ${mdCode(String(k.bindings[n]))}${src ? ` · ${mdProse(sourceText(src.source, src.detail))}` : ''}`);
+      out.push(`- ${mdCode(n)} = ${mdCode(String(k.bindings[n]))}${src ? ` · ${mdProse(bindingSourceText(src.source, src.detail))}` : ''}`);
     }
     if (names.length > MAX_ROWS * 2) out.push(`- … ${names.length - MAX_ROWS * 2} more`);
     out.push('');

@@ -7,11 +7,17 @@
  * Roofline: Clear Profile forgets it.
  */
 import * as vscode from 'vscode';
-import { gpuSummary } from '../core/analyze';
-import type { GpuSpec } from '../core/gpus/types';
+import { GPU_CATALOG } from '../core/gpus/catalog';
+import type { Dtype, GpuSpec } from '../core/gpus/types';
+import { kernelId } from '../core/report/chart';
+import type { Language } from '../core/ir';
 import { parseProfile } from '../core/profile';
-import { attachProfile } from '../core/profile/attach';
+import { attachProfile, type Reestimate } from '../core/profile/attach';
+import { estimateForLaunch } from '../core/profile/bindings';
+import { identifyDevice } from '../core/profile/gpu';
 import type { FileReport, ProfileSummary } from '../core/report/types';
+import type { Analyzer } from './analyzer';
+import type { Config } from './config';
 import { Owner } from './owner';
 import { measuredOfFile, type MeasuredByKernel } from './profilePresent';
 
@@ -51,13 +57,28 @@ interface Loaded {
   problems: string[];
 }
 
+/** A source file the measured launches can be re-estimated in (for a launch's own sizes). */
+export interface SourceText {
+  uri: vscode.Uri;
+  text: string;
+  language: Language;
+  /** The panel's what-if values of one kernel: they win over the launch's sizes, as settings do. */
+  whatIf?: { kernelId: string; set: Record<string, number | boolean>; dtypes: Record<string, Dtype> };
+}
+
+/** What the store needs from the rest of the extension to estimate launches and name GPUs (absent in tests). */
+export interface ProfileEnv {
+  analyzer: Analyzer;
+  config: Config;
+}
+
 export class ProfileStore {
   private remembered: Remembered | undefined;
   private loaded: Loaded | undefined;
   private generation = 0;
   private watch: Owner | undefined;
   private reloadTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly perFile = new WeakMap<FileReport, { generation: number; gpu: string; measured: MeasuredByKernel }>();
+  private readonly perFile = new WeakMap<FileReport, { generation: number; gpu: string; measured: MeasuredByKernel; file: FileReport | undefined }>();
   /** Ambiguous launches seen by the last attach (for Roofline: Match Profile Kernel…). */
   private lastAmbiguous: ProfileSummary['ambiguous'] = [];
   private readonly changed = new vscode.EventEmitter<void>();
@@ -68,6 +89,7 @@ export class ProfileStore {
     owner: Owner,
     private readonly memento: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
+    private readonly env?: ProfileEnv,
   ) {
     owner.add(this.changed);
     owner.add({ dispose: () => this.stopWatching() });
@@ -133,7 +155,30 @@ export class ProfileStore {
     for (const p of problems) this.log.warn(`${basename(uri)}: ${p}`);
     const n = loaded.launches;
     void vscode.window.showInformationMessage(`Roofline Lens: imported ${basename(uri)} (${loaded.format}): ${n} launch${n === 1 ? '' : 'es'}.`);
+    this.offerGpuSwitch(loaded);
     return { uri: uri.toString(), format: loaded.format, launches: n, problems };
+  }
+
+  /**
+   * A profile of another GPU than the selected one: says so, and offers to
+   * switch (Roofline: Select GPU with the profile's GPU). Its dots are placed
+   * under their own GPU's roofs either way.
+   */
+  private offerGpuSwitch(loaded: Loaded): void {
+    if (!this.env) return;
+    const settings = this.env.config.read();
+    const table = [...GPU_CATALOG.gpus, ...settings.customGpus];
+    const devices = parseProfile(loaded.text).devices.map((d) => identifyDevice(d, table, settings.gpu));
+    const other = devices.find((d) => d.isSelected === false && d.known);
+    if (!other) return;
+    const action = `Switch to ${other.gpu.name}`;
+    const where = devices.length > 1 ? `${other.device.label} of ` : '';
+    void vscode.window
+      .showWarningMessage(
+        `Roofline Lens: ${where}${basename(loaded.uri)} ran on ${other.gpu.name}${other.evidence ? ` (${other.evidence})` : ''}, not on the selected ${settings.gpu.name}. Its dots are placed under ${other.gpu.name}'s roofs; switch GPU to see the estimates for it too.`,
+        action,
+      )
+      .then((pick) => (pick === action ? vscode.commands.executeCommand('rooflineLens.selectGpu', other.gpu.id) : undefined));
   }
 
   async clear(): Promise<void> {
@@ -164,24 +209,69 @@ export class ProfileStore {
     this.fire();
   }
 
-  /** The files with `measured` on each matched kernel, and the summary; undefined without a profile. */
-  attach(files: FileReport[], gpu: GpuSpec): { files: FileReport[]; summary: ProfileSummary } | undefined {
+  /**
+   * The files with `measured` on each matched kernel, and the summary;
+   * undefined without a profile. `sources` gives a report's text, so a launch
+   * whose name carries its sizes is compared with the kernel estimated for them.
+   */
+  attach(files: FileReport[], gpu: GpuSpec, sources?: (path: string) => SourceText | undefined): { files: FileReport[]; summary: ProfileSummary } | undefined {
     const l = this.loaded;
     if (!l) return undefined;
-    const r = attachProfile(files, gpuSummary(gpu), l.text, { perLaunch: this.perLaunch, overrides: { ...this.overrides }, path: l.uri.toString(true) });
+    const customGpus = this.env?.config.read().customGpus ?? [];
+    const r = attachProfile(files, gpu, l.text, {
+      perLaunch: this.perLaunch,
+      overrides: { ...this.overrides },
+      path: l.uri.toString(true),
+      gpus: [...GPU_CATALOG.gpus, ...customGpus],
+      ...(sources ? { reestimate: this.reestimator(gpu, sources) } : {}),
+    });
     this.lastAmbiguous = r.profile.ambiguous;
     return { files: r.files, summary: r.profile };
   }
 
+  /** Re-analyses a kernel with a launch's sizes (the file's settings bindings win over them). */
+  private reestimator(gpu: GpuSpec, sources: (path: string) => SourceText | undefined): Reestimate | undefined {
+    const env = this.env;
+    if (!env) return undefined;
+    return (path, kernel, launch) => {
+      const src = sources(path);
+      if (!src) return undefined;
+      const whatIf = src.whatIf && src.whatIf.kernelId === kernelId(path, kernel) ? src.whatIf : undefined;
+      const user = { ...env.config.read(src.uri).bindings, ...whatIf?.set };
+      let failed = false;
+      const estimate = estimateForLaunch(kernel, src.text, launch, user, (set) => {
+        const r = env.analyzer.analyseTextNow(src.uri, src.text, src.language, { gpu, set, ...(whatIf ? { dtypes: whatIf.dtypes } : {}) });
+        if (!r) failed = true;
+        return r ?? { path, language: src.language, diagnostics: [], kernels: [] };
+      });
+      return failed ? undefined : estimate;
+    };
+  }
+
   /** The measurements of one file's kernels, by `line:name` (cached per report); empty without a profile. */
-  measuredOf(report: FileReport, gpu: GpuSpec): MeasuredByKernel {
-    if (!this.loaded || report.kernels.length === 0) return new Map();
+  measuredOf(report: FileReport, gpu: GpuSpec, source?: SourceText): MeasuredByKernel {
+    return this.attachedFile(report, gpu, source)?.measured ?? new Map();
+  }
+
+  /**
+   * The kernel as the profile estimates it: when every measured launch of it
+   * has the same sizes (`matmul_kernel [M=4096, …]`), the kernel analysed for
+   * them (binding source `profile`); undefined otherwise.
+   */
+  kernelOf(report: FileReport, gpu: GpuSpec, kernel: { line: number; name: string }, source?: SourceText): FileReport['kernels'][number] | undefined {
+    const k = this.attachedFile(report, gpu, source)?.file?.kernels.find((x) => x.line === kernel.line && x.name === kernel.name);
+    return k && Object.values(k.bindingSources).some((b) => b.source === 'profile') ? k : undefined;
+  }
+
+  private attachedFile(report: FileReport, gpu: GpuSpec, source?: SourceText): { measured: MeasuredByKernel; file: FileReport | undefined } | undefined {
+    if (!this.loaded || report.kernels.length === 0) return undefined;
     const hit = this.perFile.get(report);
-    if (hit && hit.generation === this.generation && hit.gpu === gpu.id) return hit.measured;
-    const attached = this.attach([report], gpu);
-    const measured = attached ? measuredOfFile(attached.files[0], this.overrides) : new Map();
-    this.perFile.set(report, { generation: this.generation, gpu: gpu.id, measured });
-    return measured;
+    if (hit && hit.generation === this.generation && hit.gpu === gpu.id) return hit;
+    const attached = this.attach([report], gpu, source ? (path) => (path === report.path ? source : undefined) : undefined);
+    const file = attached?.files[0];
+    const entry = { generation: this.generation, gpu: gpu.id, measured: file ? measuredOfFile(file, this.overrides) : new Map(), file };
+    this.perFile.set(report, entry);
+    return entry;
   }
 
   private async ask(): Promise<vscode.Uri | undefined> {

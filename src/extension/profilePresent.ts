@@ -6,7 +6,7 @@
  */
 import { flopRate, intensity, percent, seconds } from '../core/report/format';
 import type { FileReport, MeasuredSummary } from '../core/report/types';
-import { mdCode, mdProse } from './present';
+import { bindingSourceText, mdCode, mdProse, mdText } from './present';
 import { ratioText } from './panelModel';
 
 /** A kernel's measurements by `line:name` (the key lenses and hovers look up). */
@@ -52,7 +52,14 @@ export function measuredHover(ms: readonly MeasuredSummary[]): string {
     const dot = m.achievedFlops !== null ? `${flopRate(m.achievedFlops)}${m.achievedIntensity !== null ? ` at ${intensity(m.achievedIntensity)} FLOP/B` : ''}` : m.timeSeconds !== null ? seconds(m.timeSeconds) : '';
     const roof = m.fractionOfRoof !== null ? ` · ${percent(m.fractionOfRoof)} of the roof` : '';
     const estimate = m.fractionOfEstimate !== null ? ` · ${percent(m.fractionOfEstimate)} of the estimate` : '';
-    out.push(`${mdCode(m.key)} · ${launches}${dot ? ` · ${dot}` : ''}${roof}${estimate}`, '');
+    out.push(`${mdCode(m.key)} · ${launches}${dot ? ` · ${dot}${m.flopsLowerBound ? ' (FLOPs a lower bound)' : ''}` : ''}${roof}${estimate}`, '');
+    if (m.gpu && (m.gpu.isSelected === false || m.key.includes(' @ GPU ')))
+      out.push(`Ran on **${mdText(m.gpu.name)}** (${mdText(m.gpu.label)})${m.gpu.isSelected === false ? ', not the selected GPU' : ''}: placed under its roofs.`, '');
+    const convention = conventionText(m.flopConvention);
+    if (convention) out.push(convention, '');
+    for (const r of m.flopsLowerBoundReasons ?? []) out.push(`- lower bound: ${mdProse(r)}`);
+    if (m.flopsLowerBoundReasons?.length) out.push('');
+    out.push(...launchEstimateLines(m));
     const situation = m.situation === 'unknown' ? `situation unknown${m.reason ? ` (${mdProse(m.reason)})` : ''}` : `**${m.situation}**`;
     out.push(`${situation}${m.advice[0] ? `: ${mdProse(m.advice[0])}` : ''}`, '');
     for (const a of m.advice.slice(1)) out.push(`- ${mdProse(a)}`);
@@ -67,4 +74,29 @@ export function measuredHover(ms: readonly MeasuredSummary[]): string {
     if (m.notes.length || m.missing.length) out.push('');
   }
   return out.join('\n').trimEnd();
+}
+
+/** Which FLOP convention the dot uses, one sentence (docs/profiles.md, "FLOP conventions"). */
+function conventionText(c: string | undefined): string {
+  if (c === 'ncu-counters') return 'FLOPs from Nsight Compute counters, as its roofline sections count them (half-precision instructions as packed pairs: HFMA2 = 4 FLOPs; tensor ops 1:1).';
+  if (c === 'ncu-section') return "FLOPs from the achieved FLOP/s of Nsight Compute's roofline section × the duration (ncu's own convention).";
+  if (c === 'launch-metadata') return "FLOPs and bytes from the kernel's launch_metadata (its author's formulas, not measured).";
+  return '';
+}
+
+/** The estimate for the measured launch (its sizes from the profile), with every binding and its source. */
+function launchEstimateLines(m: MeasuredSummary): string[] {
+  const e = m.launchEstimate;
+  if (!e) return [];
+  const out: string[] = [];
+  const at = e.arithmeticIntensity !== null ? ` at ${intensity(e.arithmeticIntensity)} FLOP/B` : '';
+  const compulsory = e.compulsoryIntensity !== null ? ` (compulsory ${intensity(e.compulsoryIntensity)} FLOP/B)` : '';
+  const attainable = e.attainableFlops !== null ? `${flopRate(e.attainableFlops)} attainable${at}${compulsory}, ${e.bound === 'unknown' ? 'bound unknown' : `${e.bound}-bound`}` : 'not computable';
+  out.push(`**Estimate for this launch**: ${attainable}${e.unbound.length ? ` · unbound: ${e.unbound.map(mdCode).join(', ')}` : ''}`, '');
+  for (const n of Object.keys(e.bindings).sort()) {
+    const src = e.bindingSources[n];
+    out.push(`- ${mdCode(n)} = ${mdCode(String(e.bindings[n]))}${src ? ` · ${mdProse(bindingSourceText(src.source, src.detail))}` : ''}`);
+  }
+  if (Object.keys(e.bindings).length) out.push('');
+  return out;
 }

@@ -10,6 +10,8 @@
  * FLOP/s ÷ peak on the compute side. At least ON_ROOF_FRACTION of the roof is
  * "on the roof".
  */
+import type { GpuSpec } from '../gpus/types';
+import { choosePeak, roofline } from '../model/roofline';
 import type { GpuSummary, KernelReport } from '../report/types';
 import type { MeasuredGroup } from './match';
 import type { MeasuredLaunch, Origin } from './types';
@@ -216,7 +218,7 @@ function comparisonNotes(c: EstimateComparison, m: MeasuredTotals): string[] {
 }
 
 function fewerFlops(r: number, lowerBound: boolean): string {
-  const lb = lowerBound ? ' (the measured count is a lower bound: some FP counters are missing)' : '';
+  const lb = lowerBound ? ' (the measured count is a lower bound: counters are missing)' : '';
   return `Measured FLOPs are ${fmtRatio(r)} the estimate${lb}: masked tails (edge tiles do less work than the interior tile the model counts), a smaller problem or another autotune config than the bindings describe, or tensor-core work without sm__ops_path_tensor_* counters.`;
 }
 
@@ -241,6 +243,26 @@ export function estimateFromReport(k: KernelReport, gpu: GpuSummary): RoofEstima
     peakFlops: k.peak.flops,
     memoryBandwidth: gpu.memoryBandwidth,
     ridgePoint: k.ridgePoint,
+  };
+}
+
+/**
+ * The roofs of a kernel of the static report on another GPU: the peak of the
+ * same unit and type (tensor or vector, the kernel's compute type) on `gpu`,
+ * and the attainable FLOP/s of COUNTING.md ("The roofline") from the
+ * report's intensities — the counts do not depend on the GPU.
+ */
+export function estimateOnGpu(k: KernelReport, gpu: GpuSpec): RoofEstimate {
+  const peak = choosePeak(gpu, k.computeDtype, k.peak.kind === 'tensor');
+  const tile = k.arithmeticIntensity ?? (k.perUnit.flops !== null && k.perUnit.flops > 0 && k.perUnit.loadBytes === 0 && k.perUnit.storeBytes === 0 ? Infinity : null);
+  const rl = roofline({ peak: peak.flops, memoryBandwidth: gpu.memoryBandwidth, l2Bandwidth: gpu.l2Bandwidth, tileIntensity: tile, compulsoryIntensity: k.compulsoryIntensity });
+  return {
+    attainableFlops: rl.attainable,
+    arithmeticIntensity: k.arithmeticIntensity,
+    compulsoryIntensity: k.compulsoryIntensity,
+    peakFlops: peak.flops,
+    memoryBandwidth: gpu.memoryBandwidth,
+    ridgePoint: rl.ridgePoint,
   };
 }
 

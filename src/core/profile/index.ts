@@ -38,13 +38,13 @@ export {
 
 /** Imports any supported export, choosing the importer from the content. */
 export function parseProfile(text: string): ProfileImport {
-  if (text.includes('\u0000')) return { format: 'unknown', launches: [], diagnostics: [pdiag('binary', 'error', PMSG.binary())] };
+  if (text.includes('\u0000')) return { format: 'unknown', launches: [], devices: [], diagnostics: [pdiag('binary', 'error', PMSG.binary())] };
   const format = detectProfileFormat(text);
   if (format === 'proton') return parseProtonJson(text);
   if (format === 'ncu-raw' || format === 'ncu-details') return parseNcuCsv(text);
-  if (text.trim() === '') return { format, launches: [], diagnostics: [pdiag('empty', 'error', PMSG.empty())] };
+  if (text.trim() === '') return { format, launches: [], devices: [], diagnostics: [pdiag('empty', 'error', PMSG.empty())] };
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) return parseProtonJson(text);
   const guess = guessOtherTool(text);
-  return { format, launches: [], diagnostics: [guess ? pdiag('unknownFormat', 'error', PMSG.unknownFormat(guess)) : pdiag('noHeader', 'error', PMSG.noHeader())] };
+  return { format, launches: [], devices: [], diagnostics: [guess ? pdiag('unknownFormat', 'error', PMSG.unknownFormat(guess)) : pdiag('noHeader', 'error', PMSG.noHeader())] };
 }

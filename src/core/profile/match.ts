@@ -16,9 +16,14 @@
  *
  * Launches of one source kernel are aggregated per instantiation (the
  * demangled name, template arguments kept: time, bytes, FLOPs and
- * invocations summed) or kept apart, one group per launch.
+ * invocations summed) or kept apart, one group per launch. A Proton launch
+ * named by `launch_metadata` (`matmul_kernel [M=4096, N=4096, K=4096]`)
+ * matches by the name before the bracket; launches of different sizes stay
+ * different groups. In a profile of several GPUs, groups are also split by
+ * GPU: each dot belongs under one GPU's roofs.
  */
 import { PMSG, pdiag, shortName } from './messages';
+import { splitLaunchName } from './names';
 import type { FlopCounts, FlopDtype, MeasuredLaunch, Origin, ProfileDiagnostic, SourceKernel } from './types';
 
 export interface MatchOptions {
@@ -37,6 +42,10 @@ export interface MeasuredGroup {
   launchIndices: number[];
   /** The profiler's launch ids (ncu `ID`), where it has them. */
   ids: number[];
+  /** The GPU the launches ran on (`ProfileImport.devices` key), when the export says. */
+  device?: string;
+  /** The launch's `NAME=VALUE` sizes (a `launch_metadata` bracket), when its name has them. */
+  launchBindings?: Record<string, number | boolean | string>;
   invocations: number;
   /** Set when every launch of the group has the same one. */
   grid?: [number, number, number];
@@ -101,7 +110,8 @@ export function matchKernels(launches: MeasuredLaunch[], sourceKernels: SourceKe
   for (const from of overrides.keys()) if (!usedOverrides.has(from)) diagnostics.push(pdiag('overrideUnused', 'info', PMSG.overrideUnused(from)));
   for (const a of ambiguous.values()) diagnostics.push(pdiag('ambiguous', 'warning', PMSG.ambiguous(`\`${shortName(a.demangled)}\``, a.candidates.join(', '))));
   if (unmatched.length > 0) diagnostics.push(pdiag('unmatched', 'info', PMSG.unmatched(listNames(unmatched))));
-  const kernels = sourceKernels.map((kernel, i) => ({ kernel, key: keys[i], groups: groupLaunches(assigned[i], opts.aggregate) }));
+  const multiGpu = new Set(launches.map((l) => l.device ?? '')).size > 1;
+  const kernels = sourceKernels.map((kernel, i) => ({ kernel, key: keys[i], groups: groupLaunches(assigned[i], opts.aggregate, multiGpu) }));
   return { kernels, unmatched, ambiguous: [...ambiguous.values()], diagnostics };
 }
 
@@ -127,7 +137,7 @@ function resolve(l: MeasuredLaunch, sources: SourceKernel[], overrides: Map<stri
       return { kind: 'match', index: target };
     }
   }
-  const cpp = l.name.startsWith('_Z') || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(l.demangled);
+  const cpp = l.name.startsWith('_Z') || (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(l.demangled) && splitLaunchName(l.name) === null);
   const allowed = sources.map((s, i) => ({ s, i })).filter(({ s }) => !(cpp && s.language === 'triton'));
   const exact = allowed.filter(({ s }) => s.name === l.qualifiedName || s.name === l.demangled || s.name === l.name);
   const cands = exact.length > 0 ? exact : allowed.filter(({ s }) => lastComponent(s.name) === l.baseName);
@@ -149,10 +159,11 @@ function listNames(launches: MeasuredLaunch[]): string {
 
 // ---- groups ------------------------------------------------------------------
 
-function groupLaunches(launches: MeasuredLaunch[], aggregate: boolean): MeasuredGroup[] {
+function groupLaunches(launches: MeasuredLaunch[], aggregate: boolean, multiGpu: boolean): MeasuredGroup[] {
   const byKey = new Map<string, MeasuredLaunch[]>();
   for (const l of launches) {
-    const key = aggregate ? l.demangled : `${l.name}#${l.launchIndex}`;
+    const gpu = multiGpu && aggregate ? ` @ GPU ${l.device ?? '?'}` : '';
+    const key = aggregate ? `${l.demangled}${gpu}` : `${l.name}#${l.launchIndex}`;
     const list = byKey.get(key);
     if (list) list.push(l);
     else byKey.set(key, [l]);
@@ -175,6 +186,10 @@ function sumGroup(key: string, ls: MeasuredLaunch[]): MeasuredGroup {
   const grid = same(ls.map((l) => l.grid));
   const block = same(ls.map((l) => l.block));
   const context = same(ls.map((l) => l.context));
+  const device = same(ls.map((l) => l.device));
+  const bindings = same(ls.map((l) => (l.launchBindings ? JSON.stringify(l.launchBindings) : undefined)));
+  if (device !== undefined) g.device = device;
+  if (bindings !== undefined) g.launchBindings = ls[0].launchBindings;
   if (grid) g.grid = grid;
   if (block) g.block = block;
   if (context) g.context = context;
@@ -206,9 +221,15 @@ function sumFlops(all: (FlopCounts | undefined)[]): FlopCounts | undefined {
     total: fs.reduce((a, f) => a + f.total, 0),
     byDtype: addRecords(fs.map((f) => f.byDtype)),
     tensor: tensors.every((t) => t !== null)
-      ? { total: tensors.reduce((a, t) => a + t!.total, 0), byDtype: addRecords(tensors.map((t) => t!.byDtype)) }
+      ? {
+          total: tensors.reduce((a, t) => a + t!.total, 0),
+          byDtype: addRecords(tensors.map((t) => t!.byDtype)),
+          ...(tensors.some((t) => t!.sparse) ? { sparse: tensors.reduce((a, t) => a + (t!.sparse ?? 0), 0) } : {}),
+        }
       : null,
     lowerBound: fs.some((f) => f.lowerBound),
+    ...(fs.some((f) => f.lowerBoundReasons?.length) ? { lowerBoundReasons: [...new Set(fs.flatMap((f) => f.lowerBoundReasons ?? []))] } : {}),
+    convention: fs.every((f) => f.convention === fs[0].convention) ? fs[0].convention : 'ncu-counters',
   };
 }
 

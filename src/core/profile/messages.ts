@@ -33,13 +33,23 @@ export const PMSG = {
   missingForLaunches: (metric: string, kernels: string) => `${metric} has no value for ${kernels}`,
   partialFlops: (metrics: string[]) =>
     `FP instruction ${metrics.length > 1 ? 'counters' : 'counter'} ${compactMetrics(metrics)} missing: FLOPs count only the others (a lower bound)`,
-  tensorUnknown: (kernels: string) =>
-    `tensor-core instructions executed in ${kernels} but the export has no sm__ops_path_tensor_* counters: tensor FLOPs unknown, FLOPs cover CUDA-core arithmetic only (a lower bound)`,
+  tensorUnknown: (metric: string, kernels: string, add: string) =>
+    `tensor-core work ran in ${kernels} (${metric} > 0) but the export has no sm__ops_path_tensor_* op counter: tensor FLOPs unknown, the measured FLOPs cover CUDA-core arithmetic only (a lower bound); collect ${add}`,
+  tensorUncovered: (metric: string, kind: 'warpgroup' | 'tcgen05', kernels: string, add: string) =>
+    `${kind === 'warpgroup' ? 'warpgroup MMA (wgmma) instructions' : 'tcgen05 MMA instructions'} ran in ${kernels} (${metric} > 0) but none of the exported sm__ops_path_tensor_* counters covers them: their FLOPs are missing (a lower bound); collect ${add}`,
+  tensorZero: (metric: string, counters: string[], kernels: string, add: string) =>
+    `tensor-core work ran in ${kernels} (${metric} > 0) but the exported op counters (${counters.slice(0, 3).join(', ')}${counters.length > 3 ? ', …' : ''}) all read 0: the kernel's element types are not among them (a lower bound); collect ${add}`,
+  tensorNotCount: (metric: string, rollup: string, kernels: string) =>
+    `${metric} is a ${rollup.replace(/^\./, '')} rollup, not a count (${kernels}): export the .sum of that counter to count its FLOPs`,
   noTensorCounters: () =>
-    `no tensor-pipe metrics in the export: tensor-core FLOPs are not counted (add sm__ops_path_tensor_src_fp16_dst_fp32.sum and friends for tf32/bf16/fp16/fp8 kernels)`,
-  unknownTensorType: (metric: string) =>
-    `${metric}: tensor source type unknown to the importer, not counted (FLOPs are a lower bound)`,
+    `no tensor-pipe metrics in the export: tensor-core FLOPs are not counted (for tensor-core kernels add the sm__ops_path_tensor_* counters, or --section SpeedOfLight_HierarchicalTensorRooflineChart)`,
+  unknownTensorType: (metric: string, why: string) =>
+    `${metric}: ${why}; not counted (if it counted work, the measured FLOPs are a lower bound)`,
   integerTensor: (metric: string) => `${metric} counts integer tensor operations, which are not FLOPs: not counted`,
+  sparseTensor: (kernels: string) =>
+    `structured-sparsity (2:4) tensor instructions ran in ${kernels}: their ops are counted once, as ncu counts them (the dense-equivalent product), so the dot may sit above the dense peak`,
+  fromSection: (section: string, kernels: string) =>
+    `no FLOP counters for ${kernels}: FLOPs and DRAM bytes come from the achieved values of the section "${section}" (Nsight Compute's own convention)`,
   negativeValue: (metric: string, kernels: string) =>
     `${metric} is negative for ${kernels} (an overflow in the profiler?): treated as missing`,
   invalidJson: (what: string) => `not valid JSON (${what}): the file looks truncated or is not a Proton profile`,
@@ -52,6 +62,10 @@ export const PMSG = {
   protonNoFlops: (kernels: string) =>
     `no flops8/flops16/flops32/flops64 for ${kernels}: give the kernel a launch_metadata function returning them (see docs/profiles.md)`,
   protonNoBytes: (kernels: string) => `no bytes for ${kernels}: return "bytes" from the kernel's launch_metadata`,
+  gpuMismatch: (device: string, evidence: string, gpu: string, id: string, selected: string, alternatives: string[]) =>
+    `the profile ran on ${device}, ${alternatives.length ? 'probably' : 'identified as'} ${gpu}${evidence ? ` (${evidence})` : ''}${alternatives.length ? `, or ${alternatives.join(' or ')}` : ''}, not on the selected ${selected}: its dots are placed under ${gpu}'s roofs; select that GPU (--gpu ${id}) so the estimates beside them are for it too`,
+  gpuUnknown: (device: string, evidence: string, selected: string) =>
+    `the profile ran on ${device} (${evidence}), which is not the selected ${selected} and not a GPU of the table: its dots are placed under ${selected}'s roofs, which may not be the ones it ran under`,
   tooLarge: (limit: number) => `the export has more than ${limit} launches: the rest are ignored`,
   unmatched: (names: string) => `no source kernel matches the measured ${names}`,
   ambiguous: (name: string, candidates: string) =>

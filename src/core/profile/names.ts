@@ -5,6 +5,7 @@
  * names (the Python function name; Triton before 3.0 appended a
  * specialisation suffix such as `_0d1d2d3c`).
  */
+import { parseBindingValue } from '../bindings';
 import { demangle } from './demangle';
 
 export interface KernelName {
@@ -15,10 +16,17 @@ export interface KernelName {
   baseName: string;
   /** True when the name is C++ (mangled, or written with parameters, templates or namespaces). */
   isCpp: boolean;
+  /** The `NAME=VALUE` pairs of a `launch_metadata` bracket (`matmul_kernel [M=4096, N=4096, K=4096]`). */
+  launchBindings?: Record<string, number | boolean | string>;
 }
 
 export function analyseKernelName(raw: string): KernelName {
   const name = raw.trim();
+  const launch = splitLaunchName(name);
+  if (launch) {
+    const baseName = stripTritonSuffix(launch.base);
+    return { demangled: name, qualifiedName: baseName, baseName, isCpp: false, ...(Object.keys(launch.bindings).length ? { launchBindings: launch.bindings } : {}) };
+  }
   const demangled = demangle(name);
   const qualifiedName = functionName(demangled);
   const parts = splitTopLevel(qualifiedName, '::');
@@ -89,4 +97,66 @@ function stripTritonSuffix(name: string): string {
   if (!groups || groups.join('') !== name.slice(underscore + 1) || groups.length < 2) return name;
   const indicesCountUp = groups.every((g, i) => Number(/^\d+/.exec(g)![0]) === i);
   return indicesCountUp ? name.slice(0, underscore) : name;
+}
+
+/** At most this many pairs are read from one bracket (names are user text). */
+const MAX_LAUNCH_PAIRS = 64;
+
+/**
+ * A launch named by Triton's `launch_metadata` hook: a Python identifier
+ * followed by a bracket of `NAME=VALUE` pairs, separated by commas or spaces,
+ * as Triton's tutorials and kernels write them: `matmul_kernel [M=4096,
+ * N=4096, K=4096]`, `_matmul_ogs [N=4096 K=128 EXPT_PER_TOK=4]`. Returns the
+ * identifier and the pairs (values read as `--set` reads them: numbers,
+ * true/false, else strings; items without `=` are ignored), or null when the
+ * name is not of that shape.
+ */
+export function splitLaunchName(name: string): { base: string; bindings: Record<string, number | boolean | string> } | null {
+  const m = /^([A-Za-z_][A-Za-z0-9_]*)\s*\[(.*)\]$/s.exec(name.trim());
+  if (!m) return null;
+  const bindings: Record<string, number | boolean | string> = {};
+  let n = 0;
+  for (const item of splitItems(m[2])) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) continue;
+    const key = item.slice(0, eq).trim();
+    const value = item.slice(eq + 1).trim().replace(/^(['"])(.*)\1$/s, '$2');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || value === '' || key === '__proto__') continue;
+    bindings[key] = parseBindingValue(value);
+    if (++n >= MAX_LAUNCH_PAIRS) break;
+  }
+  return { base: m[1], bindings };
+}
+
+/** Items separated by commas or spaces outside (), [] and quotes; `M = 4096` stays one item. */
+function splitItems(body: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let depth = 0;
+  let quote = '';
+  const flush = () => {
+    if (cur.trim() !== '') out.push(cur.trim());
+    cur = '';
+  };
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (quote) {
+      cur += c;
+      if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+    if (depth === 0 && (c === ',' || /\s/.test(c))) {
+      // `M = 4096`: spaces around '=' do not split.
+      const rest = body.slice(i).trimStart();
+      if (/\s/.test(c) && (rest.startsWith('=') || /=\s*$/.test(cur))) continue;
+      flush();
+      continue;
+    }
+    cur += c;
+  }
+  flush();
+  return out;
 }

@@ -12,11 +12,19 @@
  * launch) has them and launches only that kernel, the parent's are used.
  * Subtrees named `__proton_launch_metadata` (the work of computing that
  * metadata) are skipped, as proton-viewer does.
+ *
+ * Shape (Triton's third_party/proton: TreeData's hatchet dump and
+ * proton-viewer): element [0] is the tree; kernel nodes carry `time (ns)`,
+ * `count`, `device_id` (a string) and `device_type` ("CUDA", "HIP"); with the
+ * launch hook the kernel's node is named by `launch_metadata`'s "name"
+ * (`matmul_kernel [M=4096, N=4096, K=4096]`) and holds its flops8/16/32/64 and bytes.
+ * Element [1] describes each device by type and id: `arch`, `num_sms`,
+ * `clock_rate` and `memory_clock_rate` (kHz), `bus_width` (bits).
  */
 import { DiagnosticCollector } from './collect';
 import { PMSG, pdiag } from './messages';
-import { analyseKernelName } from './names';
-import type { FlopCounts, FlopDtype, MeasuredLaunch, ProfileImport } from './types';
+import { analyseKernelName, splitLaunchName } from './names';
+import type { FlopCounts, FlopDtype, MeasuredLaunch, ProfileDevice, ProfileImport } from './types';
 
 const METADATA_SCOPE = '__proton_launch_metadata';
 const MAX_NODES = 1_000_000;
@@ -30,20 +38,53 @@ type Obj = { [k: string]: Json };
 interface Frame {
   node: Obj;
   path: string[];
-  /** The parent's metrics when the parent launches exactly one kernel. */
-  inherited: Obj | null;
+  /** The parent's metrics (and name) when the parent launches exactly one kernel. */
+  inherited: { metrics: Obj; name: string } | null;
 }
 
 export function parseProtonJson(text: string): ProfileImport {
   const sink = new DiagnosticCollector();
-  const root = readRoot(text, sink);
-  const launches = root ? walk(root, sink) : [];
-  if (root && launches.length === 0) sink.add(pdiag('noLaunches', 'error', PMSG.noLaunches()));
+  const doc = readRoot(text, sink);
+  const launches = doc ? walk(doc.root, sink) : [];
+  if (doc && launches.length === 0) sink.add(pdiag('noLaunches', 'error', PMSG.noLaunches()));
   if (launches.some((l) => l.flops || l.dramBytes !== undefined)) sink.add(pdiag('protonAnnotated', 'info', PMSG.protonAnnotated()));
-  return { format: root ? 'proton' : 'unknown', launches, diagnostics: sink.finish() };
+  const devices = doc ? readDevices(doc.devices, launches) : [];
+  return { format: doc ? 'proton' : 'unknown', launches, devices, diagnostics: sink.finish() };
 }
 
-function readRoot(text: string, sink: DiagnosticCollector): Obj | null {
+/**
+ * The devices of element [1] (`{"CUDA": {"0": {"arch": "90", …}}}`), plus
+ * any device a kernel names that element [1] does not describe.
+ */
+function readDevices(info: Json | undefined, launches: MeasuredLaunch[]): ProfileDevice[] {
+  const out = new Map<string, ProfileDevice>();
+  if (isObj(info))
+    for (const [type, byId] of Object.entries(info)) {
+      if (!isObj(byId)) continue;
+      for (const [id, d] of Object.entries(byId)) {
+        if (!isObj(d) || out.size >= 64) continue;
+        const dev: ProfileDevice = { key: `${type}:${id}`, label: `${type} device ${id}` };
+        const arch = typeof d.arch === 'number' ? String(d.arch) : typeof d.arch === 'string' ? d.arch.trim() : '';
+        if (/^\d{2,3}$/.test(arch)) dev.cc = `${arch.slice(0, -1)}.${arch.slice(-1)}`;
+        else if (/^gfx[0-9a-f]+$/i.test(arch)) dev.gfx = arch.toLowerCase();
+        const sms = num(d.num_sms);
+        if (sms !== undefined && sms > 0) dev.smCount = sms;
+        const bus = num(d.bus_width);
+        const memClock = num(d.memory_clock_rate);
+        // As proton-viewer computes the peak: 2 (double data rate) × bus width (bits) × memory clock (kHz) / 8.
+        if (bus !== undefined && memClock !== undefined && bus > 0 && memClock > 0) dev.memoryBandwidth = (2 * bus * memClock * 1e3) / 8;
+        out.set(dev.key, dev);
+      }
+    }
+  for (const l of launches)
+    if (l.device !== undefined && !out.has(l.device)) {
+      const [type, id] = l.device.split(':');
+      out.set(l.device, { key: l.device, label: `${type} device ${id}` });
+    }
+  return [...out.values()];
+}
+
+function readRoot(text: string, sink: DiagnosticCollector): { root: Obj; devices: Json | undefined } | null {
   if (text.trim() === '') {
     sink.add(pdiag('empty', 'error', PMSG.empty()));
     return null;
@@ -64,7 +105,7 @@ function readRoot(text: string, sink: DiagnosticCollector): Obj | null {
     sink.add(pdiag('notProtonTree', 'error', PMSG.notProtonTree('the first element has no "frame"')));
     return null;
   }
-  return root;
+  return { root, devices: Array.isArray(data) ? data[1] : undefined };
 }
 
 function walk(root: Obj, sink: DiagnosticCollector): MeasuredLaunch[] {
@@ -85,7 +126,7 @@ function walk(root: Obj, sink: DiagnosticCollector): MeasuredLaunch[] {
     }
     const children = (Array.isArray(node.children) ? node.children : []).filter(isObj);
     const kernelChildren = children.filter((c) => isObj(c.metrics) && isKernel(c.metrics) && frameName(c) !== METADATA_SCOPE);
-    const pass = !isRoot && kernelChildren.length === 1 && hasAnnotations(metrics) ? metrics : null;
+    const pass = !isRoot && kernelChildren.length === 1 && hasAnnotations(metrics) ? { metrics, name } : null;
     const childPath = isRoot ? path : [...path, name];
     for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], path: childPath, inherited: pass });
   }
@@ -93,16 +134,23 @@ function walk(root: Obj, sink: DiagnosticCollector): MeasuredLaunch[] {
   return launches;
 }
 
-function kernelLaunch(name: string, path: string[], metrics: Obj, inherited: Obj | null, launchIndex: number, sink: DiagnosticCollector): MeasuredLaunch {
-  const names = analyseKernelName(name);
-  const source = !hasAnnotations(metrics) && inherited ? inherited : metrics;
+function kernelLaunch(name: string, path: string[], metrics: Obj, inherited: Frame['inherited'], launchIndex: number, sink: DiagnosticCollector): MeasuredLaunch {
+  const { isCpp: _cpp, launchBindings, ...names } = analyseKernelName(name);
+  const fromParent = !hasAnnotations(metrics) && inherited !== null;
+  const source = fromParent ? inherited.metrics : metrics;
+  // The op scope's launch_metadata name gives the sizes of the kernel it launches.
+  const bindings = launchBindings ?? (fromParent ? splitLaunchName(inherited.name)?.bindings : undefined);
   const label = names.demangled;
+  const deviceId = typeof metrics.device_id === 'string' || typeof metrics.device_id === 'number' ? String(metrics.device_id).trim() : '';
+  const deviceType = typeof metrics.device_type === 'string' && metrics.device_type.trim() !== '' ? metrics.device_type.trim() : 'CUDA';
   const launch: MeasuredLaunch = {
     name,
     ...names,
     launchIndex,
     invocations: Math.max(1, Math.round(num(metrics.count) ?? 1)),
     ...(path.length > 0 ? { context: path.join('/') } : {}),
+    ...(/^\d+$/.test(deviceId) ? { device: `${deviceType}:${deviceId}` } : {}),
+    ...(bindings && Object.keys(bindings).length ? { launchBindings: bindings } : {}),
     origin: { flops: 'launch-metadata', bytes: 'launch-metadata' },
     missing: [],
   };
@@ -168,7 +216,7 @@ function readFlops(metrics: Obj): FlopCounts | undefined {
     total += v;
     if (dtype) byDtype[dtype] = (byDtype[dtype] ?? 0) + v;
   }
-  return any ? { total, byDtype, tensor: null, lowerBound: false } : undefined;
+  return any ? { total, byDtype, tensor: null, lowerBound: false, convention: 'launch-metadata' } : undefined;
 }
 
 function num(v: Json | undefined): number | undefined {

@@ -6,7 +6,21 @@
  * KiB/MiB/GiB are 1024-based. docs/profiles.md lists every unit.
  */
 
-export type Dimension = 'bytes' | 'seconds' | 'count' | 'cycles' | 'frequency' | 'percent';
+export type Dimension =
+  | 'bytes'
+  | 'seconds'
+  | 'count'
+  | 'cycles'
+  | 'frequency'
+  | 'percent'
+  /** bytes/s: `dram__bytes.sum.per_second` ("Tbyte/s", "Gbyte/second"). */
+  | 'byteRate'
+  /** counts/s: `….sum.per_second` of an instruction or op counter ("1/ns", "inst/second"), FLOP/s. */
+  | 'countRate'
+  /** counts per cycle: `….sum.per_cycle_elapsed` ("inst/cycle", "op/cycle"). */
+  | 'countPerCycle'
+  /** FLOPs (or ops) per byte: a roofline section's arithmetic intensity ("FLOP/byte"). */
+  | 'intensity';
 
 export interface Unit {
   dimension: Dimension;
@@ -35,10 +49,16 @@ const BASE_WORDS: Record<string, BaseWord> = {
   inst: { dimension: 'count', prefixes: SI_UP },
   op: { dimension: 'count', prefixes: SI_UP },
   ops: { dimension: 'count', prefixes: SI_UP },
+  flop: { dimension: 'count', prefixes: SI_UP },
+  FLOP: { dimension: 'count', prefixes: SI_UP },
+  flops: { dimension: 'count', prefixes: SI_UP },
+  FLOPs: { dimension: 'count', prefixes: SI_UP },
   cycle: { dimension: 'cycles', prefixes: SI_UP },
   cycles: { dimension: 'cycles', prefixes: SI_UP },
   hz: { dimension: 'frequency', prefixes: SI_UP },
   Hz: { dimension: 'frequency', prefixes: SI_UP },
+  // "1/ns" (a count per nanosecond), as ncu prints per_second rates of op counters.
+  '1': { dimension: 'count', prefixes: { '': 0 } },
 };
 
 const unitCache = new Map<string, Unit | null>();
@@ -71,16 +91,38 @@ function parseSimple(u: string): Unit | null {
   return null;
 }
 
-/** `cycle/nsecond` and friends: a frequency. */
+/**
+ * A quotient unit: `cycle/nsecond` (a frequency), `Tbyte/s` (bytes/s),
+ * `1/ns` or `inst/second` (counts/s), `inst/cycle` (counts per cycle),
+ * `FLOP/byte` (an intensity).
+ */
 function parseRate(num: string, den: string): Unit | null {
-  const n = parseSimple(num);
-  const d = parseSimple(den);
-  if (!n || !d || n.dimension !== 'cycles' || d.dimension !== 'seconds') return null;
-  return { dimension: 'frequency', pow10: n.pow10 - d.pow10, factor: n.factor / d.factor };
+  const n = parseSimple(num.trim());
+  const d = parseSimple(den.trim());
+  if (!n || !d) return null;
+  const kinds: Partial<Record<Dimension, Partial<Record<Dimension, Dimension>>>> = {
+    cycles: { seconds: 'frequency' },
+    bytes: { seconds: 'byteRate' },
+    count: { seconds: 'countRate', cycles: 'countPerCycle', bytes: 'intensity' },
+  };
+  const dimension = kinds[n.dimension]?.[d.dimension];
+  if (!dimension) return null;
+  return { dimension, pow10: n.pow10 - d.pow10, factor: n.factor / d.factor };
 }
 
 export function describeDimension(d: Dimension): string {
-  return { bytes: 'bytes', seconds: 'time', count: 'a count', cycles: 'cycles', frequency: 'frequency', percent: 'a percentage' }[d];
+  return {
+    bytes: 'bytes',
+    seconds: 'time',
+    count: 'a count',
+    cycles: 'cycles',
+    frequency: 'frequency',
+    percent: 'a percentage',
+    byteRate: 'bytes per second',
+    countRate: 'a count per second',
+    countPerCycle: 'a count per cycle',
+    intensity: 'operations per byte',
+  }[d];
 }
 
 const PLAIN = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

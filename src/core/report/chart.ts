@@ -36,8 +36,12 @@ export interface ChartKernel {
   boundLevel: string | null;
   flopsPerUnit: number | null;
   bytesPerUnit: number | null;
-  /** Measured dots from an imported profile. */
-  measured?: { key: string; ai: number; flops: number; situation: string; fractionOfRoof: number | null }[];
+  /**
+   * Measured dots from an imported profile; `fromAi`/`fromFlops` is the
+   * estimate of exactly that launch (its sizes from the profile), where the
+   * dot's link starts instead of the kernel's own estimate.
+   */
+  measured?: { key: string; ai: number; flops: number; situation: string; fractionOfRoof: number | null; fromAi?: number; fromFlops?: number }[];
 }
 
 export interface ChartTheme {
@@ -111,7 +115,11 @@ export function chartKernels(files: FileReport[]): ChartKernel[] {
         bytesPerUnit: bytes,
         measured: (k.measured ?? [])
           .filter((m) => m.achievedIntensity !== null && m.achievedIntensity > 0 && m.achievedFlops !== null && m.achievedFlops > 0)
-          .map((m) => ({ key: m.key, ai: m.achievedIntensity!, flops: m.achievedFlops!, situation: m.situation, fractionOfRoof: m.fractionOfRoof })),
+          .map((m) => {
+            const e = m.launchEstimate;
+            const from = e && e.arithmeticIntensity !== null && e.arithmeticIntensity > 0 && e.attainableFlops !== null && e.attainableFlops > 0 ? { fromAi: e.arithmeticIntensity, fromFlops: e.attainableFlops } : {};
+            return { key: m.key, ai: m.achievedIntensity!, flops: m.achievedFlops!, situation: m.situation, fractionOfRoof: m.fractionOfRoof, ...from };
+          }),
       });
     }
   return out;
@@ -222,7 +230,9 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
   const measuredDots: Record<string, unknown>[] = [];
   const measuredLinks: Record<string, unknown>[] = [];
   for (const k of kernels) {
-    if (k.ai === null || k.attainable === null || !(k.ai > 0) || !(k.attainable > 0)) continue;
+    // A kernel without its own estimate still shows the measured launches that have theirs.
+    const own = k.ai !== null && k.attainable !== null && k.ai > 0 && k.attainable > 0;
+    if (!own && !(k.measured ?? []).some((m) => m.fromAi !== undefined)) continue;
     const common = {
       id: k.id,
       name: k.name,
@@ -230,14 +240,15 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
       language: k.language,
       bound: k.bound === 'memory' ? `memory-bound${k.boundLevel ? ` (${k.boundLevel.toUpperCase()})` : ''}` : k.bound === 'compute' ? 'compute-bound' : 'unknown',
       boundKind: k.bound,
-      attainableText: flopRate(k.attainable),
-      ofPeak: percent(k.attainable / k.peakFlops),
+      attainableText: k.attainable === null ? '?' : flopRate(k.attainable),
+      ofPeak: k.attainable === null ? '?' : percent(k.attainable / k.peakFlops),
       peak: `${k.peakLabel} ${flopRate(k.peakFlops)}`,
       perUnit: `${si(k.flopsPerUnit, 'FLOP')} / ${si(k.bytesPerUnit, 'B')} per ${k.unit}`,
       selected: k.id === opts.selectedId,
     };
-    dots.push({ ...common, x: k.ai, y: k.attainable, aiText: intensity(k.ai), kind: 'tile', description: `${k.name}: tile intensity ${intensity(k.ai)} FLOP/B, attainable ${common.attainableText}, ${common.bound}` });
+    if (own) dots.push({ ...common, x: k.ai, y: k.attainable, aiText: intensity(k.ai), kind: 'tile', description: `${k.name}: tile intensity ${intensity(k.ai)} FLOP/B, attainable ${common.attainableText}, ${common.bound}` });
     for (const m of k.measured ?? []) {
+      if (!own && m.fromAi === undefined) continue;
       measuredDots.push({
         ...common,
         x: m.ai,
@@ -250,9 +261,9 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         ofRoof: m.fractionOfRoof === null ? '?' : percent(m.fractionOfRoof),
         description: `${k.name}: measured ${flopRate(m.flops)} at ${intensity(m.ai)} FLOP/B, ${m.situation}`,
       });
-      measuredLinks.push({ id: `${k.id}|${m.key}`, x: k.ai, y: k.attainable, order: 0 }, { id: `${k.id}|${m.key}`, x: m.ai, y: m.flops, order: 1 });
+      measuredLinks.push({ id: `${k.id}|${m.key}`, x: m.fromAi ?? k.ai, y: m.fromFlops ?? k.attainable, order: 0 }, { id: `${k.id}|${m.key}`, x: m.ai, y: m.flops, order: 1 });
     }
-    if (k.compulsoryAi !== null && k.compulsoryAi > 0 && Number.isFinite(k.compulsoryAi)) {
+    if (own && k.compulsoryAi !== null && k.compulsoryAi > 0 && Number.isFinite(k.compulsoryAi)) {
       dots.push({ ...common, x: k.compulsoryAi, y: k.attainable, aiText: intensity(k.compulsoryAi), kind: 'compulsory', description: `${k.name}: compulsory intensity ${intensity(k.compulsoryAi)} FLOP/B` });
       ranges.push({ id: k.id, x: k.ai, y: k.attainable, order: 0 }, { id: k.id, x: k.compulsoryAi, y: k.attainable, order: 1 });
     }

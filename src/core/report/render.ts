@@ -155,11 +155,22 @@ export function renderText(r: MultiGpuReport): string {
       }
       out.push(table(rows).replace(/^/gm, '  '));
     }
-    for (const k of f.kernels) for (const m of k.measured ?? []) out.push(`  measured ${k.name}: ${measuredSentence(m)}`);
+    for (const k of f.kernels) for (const m of k.measured ?? []) out.push(`  measured ${measuredLabel(k.name, m)}: ${measuredSentence(m)}`);
     for (const d of f.diagnostics) out.push(`  ${f.path}:${d.line}: ${d.severity}: ${d.message}`);
   }
   if (r.profile) out.push('', ...profileLines(r.profile).map((l) => `profile: ${l}`));
   return out.join('\n') + '\n';
+}
+
+/**
+ * The kernel name of a measured group, with the launch's sizes
+ * (`matmul_kernel [M=4096, N=4096, K=4096]`) and, when it ran on another GPU
+ * than the selected one or the profile has several, the GPU.
+ */
+export function measuredLabel(kernel: string, m: MeasuredSummary): string {
+  const sizes = m.launchSizes ? ` [${Object.entries(m.launchSizes).map(([n, v]) => `${n}=${v}`).join(', ')}]` : '';
+  const gpu = m.gpu && (m.gpu.isSelected === false || m.key.includes(' @ GPU ')) ? ` on ${m.gpu.label} (${m.gpu.name})` : '';
+  return `${kernel}${sizes}${gpu}`;
 }
 
 /** "612 TFLOP/s at 120 FLOP/B, 78 % of the roof: compute-intensive · FLOPs ×0.98, DRAM bytes 34 % of the estimate". */
@@ -171,10 +182,16 @@ export function measuredSentence(m: MeasuredSummary): string {
   if (m.fractionOfRoof !== null) parts.push(`${percent(m.fractionOfRoof)} of the roof`);
   const head = parts.join(', ');
   const situation = m.situation === 'unknown' ? `situation unknown${m.reason ? ` (${m.reason})` : ''}` : m.situation;
+  const extra: string[] = [];
+  if (m.flopsLowerBound) extra.push('FLOPs a lower bound');
+  if (m.flopConvention === 'launch-metadata') extra.push('FLOPs and bytes from launch_metadata');
+  else if (m.flopConvention === 'ncu-section') extra.push("FLOPs from ncu's roofline section");
+  const e = m.launchEstimate;
+  if (e && e.attainableFlops !== null) extra.push(`estimate for this launch ${flopRate(e.attainableFlops)} attainable at ${e.arithmeticIntensity === null ? '?' : intensity(e.arithmeticIntensity)} FLOP/B`);
   const ratios: string[] = [];
   if (m.flopsRatio !== null) ratios.push(`FLOPs ${ratioText(m.flopsRatio)}`);
   if (m.bytesRatio !== null) ratios.push(`DRAM bytes ${ratioText(m.bytesRatio)}`);
-  const tail = ratios.length ? ` · measured/estimate: ${ratios.join(', ')}` : '';
+  const tail = `${extra.length ? ` · ${extra.join(' · ')}` : ''}${ratios.length ? ` · measured/estimate: ${ratios.join(', ')}` : ''}`;
   const missing = m.missing.length ? ` · missing: ${m.missing.join(', ')}` : '';
   return `${head ? head + ': ' : ''}${situation}${tail}${missing}`;
 }
@@ -185,6 +202,8 @@ function ratioText(r: number): string {
 
 function profileLines(p: ProfileSummary): string[] {
   const out = [`${p.path ?? 'profile'} (${p.format}): ${p.launches} launches, ${p.matched} kernels matched`];
+  for (const d of p.devices ?? [])
+    out.push(`${d.label}: ${d.known ? d.gpu.name : `unidentified (compared with ${d.gpu.name})`}${d.evidence ? ` (${d.evidence})` : ''}${d.isSelected === false ? ', not the selected GPU' : ''}`);
   if (p.unmatched.length) out.push(`unmatched: ${p.unmatched.slice(0, 10).join(', ')}${p.unmatched.length > 10 ? ', …' : ''}`);
   for (const a of p.ambiguous) out.push(`ambiguous: ${a.name} could be ${a.candidates.join(' or ')} (pick one with --match '${a.name}=FILE:KERNEL')`);
   for (const d of p.diagnostics) out.push(`${d.severity}${d.line ? ` (line ${d.line})` : ''}: ${d.message}`);
@@ -262,7 +281,7 @@ function measuredTable(f: MultiGpuFile): string[] {
     for (const m of k.measured ?? [])
       rows.push(
         mdRow([
-          mdCode(k.name),
+          mdCode(measuredLabel(k.name, m)),
           m.launches.toString(),
           m.achievedFlops === null ? '?' : flopRate(m.achievedFlops),
           m.achievedIntensity === null ? '?' : intensity(m.achievedIntensity),

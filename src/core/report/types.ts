@@ -109,6 +109,13 @@ export interface MeasuredSummary {
   flops: number | null;
   /** Some FP counters were missing: `flops` is a lower bound. */
   flopsLowerBound: boolean;
+  /** Why `flops` is a lower bound (one sentence each). */
+  flopsLowerBoundReasons?: string[];
+  /**
+   * How the FLOPs were counted (docs/profiles.md, "FLOP conventions"):
+   * `ncu-counters`, `ncu-section` or `launch-metadata`.
+   */
+  flopConvention?: string;
   dramBytes: number | null;
   l2Bytes: number | null;
   achievedFlops: number | null;
@@ -127,6 +134,52 @@ export interface MeasuredSummary {
   notes: string[];
   missing: string[];
   origin: { flops: string; bytes: string };
+  /**
+   * The GPU the launches ran on and whose roofs the dot is placed under
+   * (absent when the profile does not say; the selected GPU is then used).
+   */
+  gpu?: { device: string; label: string; id: string; name: string; isSelected: boolean | null };
+  /** The launch's `NAME=VALUE` sizes, from its name (`matmul_kernel [M=4096, N=4096, K=4096]`). */
+  launchSizes?: Record<string, number | boolean | string>;
+  /**
+   * The estimate for exactly the measured launch, when its name carries its
+   * sizes (`matmul_kernel [M=4096, N=4096, K=4096]`): the kernel analysed with
+   * them (binding source `profile`). The ratios and the fraction of the
+   * estimate use it.
+   */
+  launchEstimate?: {
+    bindings: Record<string, number | boolean | string>;
+    bindingSources: Record<string, { source: BindingSource; detail: string }>;
+    unbound: string[];
+    units: number | null;
+    flops: number | null;
+    bytes: number | null;
+    compulsoryBytes: number | null;
+    arithmeticIntensity: number | null;
+    compulsoryIntensity: number | null;
+    attainableFlops: number | null;
+    bound: 'memory' | 'compute' | 'unknown';
+    /** Launch values a --set / setting or pragma overrode. */
+    overridden: { name: string; launch: number | boolean | string; used: number | boolean | string; by: 'user' | 'pragma' }[];
+    /** Launch values the kernel has no symbol for. */
+    unused: string[];
+  };
+}
+
+/** A GPU of the imported profile and the table GPU it was identified as. */
+export interface ProfileDeviceSummary {
+  key: string;
+  label: string;
+  /** What the export says: "CC 9.0, 132 SMs, 3.35 TB/s DRAM". */
+  evidence: string;
+  /** The table GPU its dots are compared with (the selected one when the export says too little). */
+  gpu: { id: string; name: string };
+  /** Whether the export identifies the GPU (false: the selected one is assumed). */
+  known: boolean;
+  /** False when the device is not the selected GPU (none of the CLI's --gpu list); null when the export cannot tell. */
+  isSelected: boolean | null;
+  /** Other table GPUs that fit as well. */
+  alternatives: string[];
 }
 
 export interface ProfileSummary {
@@ -136,7 +189,9 @@ export interface ProfileSummary {
   matched: number;
   unmatched: string[];
   ambiguous: { name: string; candidates: string[] }[];
-  diagnostics: { severity: string; message: string; line?: number }[];
+  /** The profile's GPUs (empty when it does not say). */
+  devices?: ProfileDeviceSummary[];
+  diagnostics: { severity: string; message: string; line?: number; code?: string }[];
 }
 
 export interface FileReport {
