@@ -552,6 +552,8 @@ function kernelFile(name: string, kind: 'tensor' | 'vector', dtype: 'bf16' | 'fp
     regions: [],
     breakdown: { flops: [], bytes: [] },
     assumptions: [],
+    assumptionIds: [],
+    complete: true,
     status: 'ok',
   } as KernelReport;
   return { path: 'matmul_bf16.py', language: 'triton', diagnostics: [], kernels: [k] };
