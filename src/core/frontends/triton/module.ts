@@ -195,7 +195,10 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
       if (a?.type === 'assignment') {
         const l = field(a, 'left');
         const r = field(a, 'right');
-        if (l?.type === 'identifier' && r) m.globals.set(l.text, r);
+        if (l?.type === 'identifier' && r) {
+          // `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`: decorators applied by hand.
+          if (!wrapFunction(m, l.text, r)) m.globals.set(l.text, r);
+        }
       }
     }
   }
@@ -207,6 +210,29 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
   }
   findLaunches(root, m, budget);
   return m;
+}
+
+/**
+ * `name = triton.jit(name)` / `name = triton.heuristics(…)(name)` /
+ * `name = triton.autotune(…)(name)`: the decorator written as a call, applied
+ * to a function of this file. True when it was one (the name is then still
+ * the function, not a module constant).
+ */
+function wrapFunction(m: ModuleInfo, name: string, r: Node): boolean {
+  if (r.type !== 'call') return false;
+  const args = callArgs(r).pos;
+  const target = args.length === 1 && args[0].type === 'identifier' ? args[0].text : undefined;
+  const fn = target ? m.functions.get(target) : undefined;
+  if (!fn) return false;
+  const callee = field(r, 'function');
+  const dn = callee?.type === 'call' ? canonical(dotted(field(callee, 'function')) ?? '', m.imports) : canonical(dotted(callee) ?? '', m.imports);
+  if (/^triton(\.runtime)?(\.jit)?\.jit$/.test(dn)) fn.isJit = true;
+  else if (/^triton(\.runtime)?(\.autotuner)?\.heuristics$/.test(dn) && callee?.type === 'call') fn.heuristics = callee;
+  else if (/^triton(\.runtime)?(\.autotuner)?\.autotune$/.test(dn) && callee?.type === 'call') fn.autotune = callee;
+  else return false;
+  fn.decorators.push(dn);
+  if (target !== name) m.fnAliases.set(name, target!);
+  return true;
 }
 
 const queries = new WeakMap<Language, Query>();
