@@ -125,6 +125,37 @@ export function lossOf(id: string): 'flops' | 'bytes' | 'all' | undefined {
   return def?.loses;
 }
 
+/**
+ * What a reason for incompleteness is called where the number is shown (the
+ * lens, the hover, the CLI): `2 unknown calls`, `1 store not counted`.
+ */
+const REASONS: Partial<Record<MessageId, [string, string]>> = {
+  unknownCall: ['unknown call', 'unknown calls'],
+  unknownPointerCall: ['unknown call taking a pointer', 'unknown calls taking a pointer'],
+  unknownMember: ['unknown member', 'unknown members'],
+  unattributedLoad: ['load not counted', 'loads not counted'],
+  unattributedStore: ['store not counted', 'stores not counted'],
+  unknownDotShape: ['dot of unknown shape', 'dots of unknown shape'],
+  unknownDescriptor: ['descriptor of unknown block shape', 'descriptors of unknown block shape'],
+  lambda: ['lambda not analysed', 'lambdas not analysed'],
+  rangeFor: ['range-for counted once', 'range-fors counted once'],
+  inlineAsm: ['inline assembly not counted', 'inline assemblies not counted'],
+  fragmentUnknown: ['fragment not followed', 'fragments not followed'],
+  recursion: ['recursive call not inlined', 'recursive calls not inlined'],
+  depthLimit: ['too deep to follow', 'too deep to follow'],
+  badArange: ['block of no size', 'blocks of no size'],
+  kernelTruncated: ['cut short by the analysis budget', 'cut short by the analysis budget'],
+  internal: ['internal error', 'internal errors'],
+};
+
+/** `2 unknown calls`, `1 store not counted` (the id itself for a reason this table does not name). */
+export function reasonPhrase(id: string, n: number): string {
+  const r = REASONS[id as MessageId];
+  if (!r) return id;
+  const countless = id === 'kernelTruncated' || id === 'depthLimit';
+  return countless ? r[0] : `${n} ${n === 1 ? r[0] : r[1]}`;
+}
+
 // ---------------------------------------------------------------------------
 // Assumptions: what the hover lists under "assumes".
 

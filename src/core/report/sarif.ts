@@ -8,6 +8,7 @@
  */
 import type { Severity } from '../ir';
 import type { KernelReport } from './types';
+import { boundsSentence, incompleteText } from './honesty';
 import { measuredLabel, measuredSentence, reportGpus, verdictOn, verdictSentence, type GpuVerdict, type MultiGpuKernel, type MultiGpuReport } from './render';
 
 export type SarifLevel = 'none' | 'note' | 'warning' | 'error';
@@ -113,7 +114,7 @@ function result(k: MultiGpuKernel, path: string, r: MultiGpuReport, levels: Sari
     ruleId: RULE_PREFIX + key,
     ruleIndex: RULE_KEYS.indexOf(key),
     level: levels[RULES[key].level],
-    message: { text: `${k.name}: ${sentences.join('; ')}${(k.measured ?? []).map((m) => { const label = measuredLabel(k.name, m); return `; measured${label !== k.name ? ` ${label}` : ''} ${measuredSentence(m)}`; }).join('')}` },
+    message: { text: `${k.name}: ${sentences.join('; ')}${k.complete ? '' : ` (${incompleteText(k)}: ${boundsSentence(k)})`}${(k.measured ?? []).map((m) => { const label = measuredLabel(k.name, m); return `; measured${label !== k.name ? ` ${label}` : ''} ${measuredSentence(m)}`; }).join('')}` },
     locations: [{ physicalLocation: { artifactLocation: artifactLocation(path), region }, logicalLocations: [{ name: k.name, kind: 'function' }] }],
     properties: resultProperties(k, gpus.map((g) => g.id), verdicts),
   };

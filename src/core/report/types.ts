@@ -8,6 +8,27 @@ import type { Diagnostic, Language, UnitKind, BindingSource } from '../ir';
 
 export type BoundKind = 'exact' | 'lower' | 'upper' | 'unknown';
 
+/**
+ * A kernel whose counts are symbolic only because of loop trip counts: the
+ * intensity of its dominant loop per iteration (COUNTING.md "Honesty"), with
+ * the roofline placed at it. Never the full count: binding the symbols gives that.
+ */
+export interface SteadyIntensity {
+  /** FLOPs ÷ bytes per iteration of the loop. */
+  value: number;
+  loopLine: number;
+  loopLabel: string;
+  /** The unbound symbols it does not depend on (`K`). */
+  independentOf: string[];
+  /** True when the whole kernel's tile intensity tends to `value` as the symbols grow. */
+  limit: boolean;
+  /** The compulsory intensity's limit as the symbols grow, when the other sizes are known. */
+  compulsory: number | null;
+  bound: 'memory' | 'compute';
+  boundLevel: 'dram' | 'l2' | null;
+  attainableFlops: number;
+}
+
 export interface PerUnit {
   flops: number | null;
   loadBytes: number | null;
@@ -62,13 +83,15 @@ export interface KernelReport {
   complete: boolean;
   /** Ids of the messages that cost the kernel counts (`unknownCall`, `unattributedStore`, …). */
   incompleteReasons?: string[];
+  /** How many times each reason was said about the kernel. */
+  incompleteCounts?: Record<string, number>;
   /** Which way each number can be off when the kernel is incomplete. */
   bounds?: { flops: BoundKind; bytes: BoundKind; arithmeticIntensity: BoundKind };
   /**
    * When only loop trip counts are unknown: the intensity of the dominant loop
    * per iteration (its limit as the symbols grow when `limit`), never the full count.
    */
-  arithmeticIntensitySteady?: { value: number; loopLine: number; loopLabel: string; independentOf: string[]; limit: boolean };
+  arithmeticIntensitySteady?: SteadyIntensity;
   /** Compile-time values that are not bound: the costlier choice was counted; binding them decides. */
   undecided?: string[];
   units: number | null;
