@@ -348,7 +348,7 @@ function regionCandidates(g: RegionGeometry, width: number, height: number, side
     for (let k = 0; k < 8; k++) {
       const top = first + k * (h / 2);
       if (top + h > height - 2) break;
-      out.push({ x: cx, y: top, align: 'center', baseline: 'top', angle: 0, dx: 0, dy: 0, cost: Math.abs(f - 0.5) * 20 + k * 3 });
+      out.push({ x: cx, y: top, align: 'center', baseline: 'top', angle: 0, dx: 0, dy: 0, cost: Math.abs(f - 0.5) * 20 + k * 1.5 });
     }
   }
   return out;
