@@ -323,7 +323,9 @@ function checkLabels(spec: Record<string, unknown>, where: string): { roofs: num
   }
   for (const b of boxes.filter((x) => x.layer === 'roofLabels')) {
     const own = ridgePoints.find((r) => r.series === b.datum.series)!;
-    for (const r of ridgePoints) if (r !== own) assert.ok(toRoof(b.quad, r) >= toRoof(b.quad, own), `${where}: "${b.text}" is nearer to the ${r.series} roof than to its own`);
+    // (Two GPUs' roofs less than 1.5 px apart are one line to a reader.)
+    for (const r of ridgePoints)
+      if (r !== own && Math.abs(r.y - own.y) >= 1.5) assert.ok(toRoof(b.quad, r) >= toRoof(b.quad, own), `${where}: "${b.text}" is nearer to the ${r.series} roof than to its own`);
   }
   const count = (name: string) => (spec.layer as { name: string; data: { values: unknown[] } }[]).find((l) => l.name === name)?.data.values.length ?? 0;
   const slopes = new Set(layerValues(spec, 'roofs').map((r) => `${r.gpu} ${r.level}`)).size;

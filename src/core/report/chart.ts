@@ -271,10 +271,12 @@ function roofCandidates(own: { y: number; x0: number }, others: { y: number; x0:
     { x: own.x0 - 4, y: own.y - 3, align: 'right', baseline: 'bottom', angle: 0, dx: 0, dy: 0, cost: 16 },
   );
   // Nearer to another roof than to its own, a reader would pair it wrongly: not a place for it.
+  // (Roofs less than a pixel and a half apart, two GPUs' that all but coincide, are one line to a reader.)
+  const apart = others.filter((o) => Math.abs(o.y - own.y) >= 1.5);
   return out.filter((c) => {
     const q = textQuad(c, w, h);
     const mine = distanceToRoof(own, q);
-    return !others.some((o) => distanceToRoof(o, q) < mine);
+    return !apart.some((o) => distanceToRoof(o, q) < mine);
   });
 }
 
@@ -473,12 +475,12 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
   for (const r of byNeed) {
     const i = roofs.indexOf(r);
     const others = flats.filter((_, j) => j !== i);
-    requests.push({ id: `roof ${r.gi} ${r.roof.key}`, texts: r.texts, fontSize: h, weight: 100, candidates: (w) => roofCandidates(flats[i], others, width, w, h) });
+    requests.push({ id: `roof ${r.gi} ${r.roof.key}`, texts: r.texts, fontSize: h, weight: r.gi ? 100 : 1000, candidates: (w) => roofCandidates(flats[i], others, width, w, h) });
   }
   for (const r of byNeed) {
     const i = roofs.indexOf(r);
     const others = ridgePx.filter((_, j) => j !== i);
-    requests.push({ id: `ridge ${r.gi} ${r.roof.key}`, texts: [`ridge ${intensity(r.roof.ridge)}`], fontSize: h, weight: 30, candidates: (w) => ridgeCandidates(ridgePx[i], others, w, h) });
+    requests.push({ id: `ridge ${r.gi} ${r.roof.key}`, texts: [`ridge ${intensity(r.roof.ridge)}`], fontSize: h, weight: r.gi ? 20 : 30, candidates: (w) => ridgeCandidates(ridgePx[i], others, w, h) });
   }
   for (const level of ['dram', 'l2'] as const)
     for (const s of slopes.filter((x) => x.level === level)) requests.push({ id: `${level} ${s.gi}`, texts: [s.text], fontSize: h, weight: 50, candidates: (w) => slopeCandidates(s, slopeAngle, w) });

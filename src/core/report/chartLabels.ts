@@ -183,8 +183,15 @@ export const VARIANT_COST = 10;
 /** A label closer than CROWD_GAP more pixels to another pays CROWD_COST. */
 const CROWD_GAP = 5;
 const CROWD_COST = 3;
-/** What a box reserved for a label left off costs the others (see placeLabels). */
+/** What a box reserved for a label left off costs the others (see placeLabels): this, or a quarter of the owner's weight if more. */
 const RESERVED_COST = 25;
+
+/** The place a label left off would take on its own, and what using it costs another label. */
+interface Reserved {
+  owner: string;
+  quad: Quad;
+  cost: number;
+}
 
 interface Pass {
   placed: Map<string, PlacedLabel | undefined>;
@@ -216,7 +223,7 @@ function optionsOf(r: LabelRequest, width: number, height: number): Option[] {
 }
 
 /** The label's cheapest place among `taken` boxes (none: the plot to itself), or undefined. */
-function cheapest(r: LabelRequest, options: Option[], obstacles: Obstacles, taken: Quad[], reserved: { owner: string; quad: Quad }[]): { label: PlacedLabel; cost: number } | undefined {
+function cheapest(r: LabelRequest, options: Option[], obstacles: Obstacles, taken: Quad[], reserved: Reserved[]): { label: PlacedLabel; cost: number } | undefined {
   // What a place crosses only adds to its cost, so the search stops at the first candidate that
   // costs more than the best found.
   let best: PlacedLabel | undefined;
@@ -230,7 +237,7 @@ function cheapest(r: LabelRequest, options: Option[], obstacles: Obstacles, take
     for (const p of taken) if (cost < bestCost && quadsIntersect(near, p)) cost += CROWD_COST;
     for (const s of obstacles.segments) if (cost < bestCost && segmentCrossesQuad(s.from, s.to, quad)) cost += s.cost;
     for (const b of obstacles.boxes) if (cost < bestCost && quadsIntersect(b.quad, quad)) cost += b.cost;
-    for (const b of reserved) if (cost < bestCost && b.owner !== r.id && quadsIntersect(b.quad, grown)) cost += RESERVED_COST;
+    for (const b of reserved) if (cost < bestCost && b.owner !== r.id && quadsIntersect(b.quad, grown)) cost += b.cost;
     if (cost < bestCost) {
       bestCost = cost;
       best = { id: r.id, text, fontSize: r.fontSize, x: c.x, y: c.y, align: c.align, baseline: c.baseline, angle: c.angle, dx: c.dx, dy: c.dy, quad };
@@ -239,7 +246,7 @@ function cheapest(r: LabelRequest, options: Option[], obstacles: Obstacles, take
   return best && { label: best, cost: bestCost };
 }
 
-function placeOnce(requests: LabelRequest[], options: Map<string, Option[]>, obstacles: Obstacles, reserved: { owner: string; quad: Quad }[]): Pass {
+function placeOnce(requests: LabelRequest[], options: Map<string, Option[]>, obstacles: Obstacles, reserved: Reserved[]): Pass {
   const taken: Quad[] = [];
   const pass: Pass = { placed: new Map(), missing: 0, cost: 0 };
   for (const r of requests) {
@@ -264,14 +271,14 @@ function placeOnce(requests: LabelRequest[], options: Map<string, Option[]>, obs
  */
 export function placeLabels(requests: LabelRequest[], width: number, height: number, obstacles: Obstacles): Map<string, PlacedLabel | undefined> {
   const options = new Map(requests.map((r) => [r.id, optionsOf(r, width, height)]));
-  const reserved: { owner: string; quad: Quad }[] = [];
+  const reserved: Reserved[] = [];
   let best = placeOnce(requests, options, obstacles, reserved);
   let last = best;
   for (let i = 0; i < 3 && last.missing > 0; i++) {
     for (const r of requests) {
       if (last.placed.get(r.id) || reserved.some((b) => b.owner === r.id)) continue;
       const alone = cheapest(r, options.get(r.id)!, obstacles, [], []);
-      if (alone) reserved.push({ owner: r.id, quad: growQuad(alone.label.quad, LABEL_GAP) });
+      if (alone) reserved.push({ owner: r.id, quad: growQuad(alone.label.quad, LABEL_GAP), cost: RESERVED_COST });
     }
     last = placeOnce(requests, options, obstacles, reserved);
     if (last.missing < best.missing || (last.missing === best.missing && last.cost < best.cost)) best = last;
