@@ -1,7 +1,7 @@
 /**
  * Bindings: values for symbols, each remembering where it came from.
  * Priority (highest first) follows COUNTING.md / the issue: user (--set,
- * settings) > pragma > launch site > autotune > heuristics > template >
+ * settings) > pragma > launch site > host code (call sites, benchmarks) > autotune > heuristics > template >
  * define/const > default > global > launch_bounds > derived.
  */
 import type { Binding, BindingSource } from './ir';
@@ -10,6 +10,7 @@ const PRIORITY: BindingSource[] = [
   'user',
   'pragma',
   'launch',
+  'host',
   'autotune',
   'heuristics',
   'template',

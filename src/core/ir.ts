@@ -32,6 +32,7 @@ export type BindingSource =
   | 'user' // --set / settings / --grid
   | 'pragma' // `# roofline: M=4096` comment in the file
   | 'launch' // a launch site in the same file
+  | 'host' // host code of the same file beyond the launch: a call site of the launcher, a benchmark's x_vals, main()'s constants, createBuffer sizes
   | 'autotune' // @triton.autotune first config
   | 'heuristics' // @triton.heuristics
   | 'template' // template argument / explicit instantiation
