@@ -158,10 +158,42 @@ export interface Incompleteness {
   loses: 'flops' | 'bytes' | 'all';
 }
 
+/** One launch of a host pipeline, as the host code says it (src/core/pipeline/ analyses it). */
+export interface HostLaunchFact {
+  kernel: string;
+  /** 1-based line of the launch site (`k[grid](…)`, `k<<<…>>>`, `dispatchWorkgroups`). */
+  line: number;
+  /** Line in the pipeline function where it happens (the launch itself or the launcher call). */
+  callLine: number;
+  /** The launcher function it goes through, if any. */
+  via?: string;
+  /** What the per-launch analysis is given; undefined when the launch cannot be analysed. */
+  inputs?: import('./frontend').LaunchInputs;
+  /** Times it runs per pipeline call (host loops multiply); null when a loop's trip count is unknown. */
+  repeat: number | null;
+  repeatNote?: string;
+  /** Kernel parameter (or WGSL binding variable) → identity of the host tensor / buffer passed. */
+  tensors: Record<string, string>;
+  /** Identity → the host variable's name, for display. */
+  names: Record<string, string>;
+  /** Why the launch has no numbers (unknown kernel, …). */
+  unresolved?: string;
+}
+
+/** A host function (or WebGPU command encoder) that launches kernels one after another. */
+export interface HostPipelineFact {
+  name: string;
+  line: number;
+  endLine: number;
+  launches: HostLaunchFact[];
+}
+
 export interface FileIR {
   language: Language;
   kernels: KernelIR[];
   diagnostics: Diagnostic[];
+  /** Launch sequences of the host code in the same file (issue 18). */
+  pipelines?: HostPipelineFact[];
   /** Set when the time slice ended before every kernel was analysed. */
   incomplete?: { analysed: number; total: number };
 }

@@ -21,6 +21,7 @@ import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics } from './bindi
 import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import { fromLite, HostEnv } from './host';
+import { tritonPipelines } from './pipeline';
 import { scanModule, type FnInfo, type ModuleInfo } from './module';
 import { line, shorten } from './syntax';
 
@@ -236,6 +237,10 @@ export const tritonFrontend: Frontend = (ctx) => {
   });
   const r = runKernels(ctx, cache, 'triton', 'program', jobs);
   file.kernels = r.kernels;
+  if (!ctx.user.launch) {
+    const pipelines = tritonPipelines(m, hostEnvOf(m, ctx), ctx.budget);
+    if (pipelines.length) file.pipelines = pipelines;
+  }
   file.diagnostics.push(...r.diagnostics);
   if (r.incomplete) file.incomplete = r.incomplete;
   return file;
