@@ -12,6 +12,7 @@ import type { KernelRef } from './panel';
 import type { BindRequest } from './commands';
 import type { ProfileStore } from './profile';
 import { measuredKey, measuredLensSuffix } from './profilePresent';
+import { pipelineLens } from '../core/report/pipelines';
 
 export class KernelLensProvider implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -29,7 +30,13 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
     const show = this.config.read(doc.uri).codeLens;
     const gpuName = analysis.settings.gpu.name;
     const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu);
-    return analysis.report.kernels.flatMap((k) => {
+    // A pipeline lens above each host function that launches kernels one after another (docs/pipelines.md).
+    const pipelines = show.kernels
+      ? (analysis.report.pipelines ?? [])
+          .filter((p) => p.line >= 1 && p.line <= doc.lineCount)
+          .map((p) => new vscode.CodeLens(doc.lineAt(p.line - 1).range, { title: pipelineLens(p, gpuName), command: '', tooltip: 'Hover the function name for the per-launch table' }))
+      : [];
+    return pipelines.concat(analysis.report.kernels.flatMap((k) => {
       const ref: KernelRef = { uri: doc.uri.toString(), name: k.name, line: k.line };
       const top = headerTop((i) => doc.lineAt(i).text, Math.min(k.line, doc.lineCount) - 1) + 1;
       // An imported profile's figure closes the kernel lens: `· measured 612 TFLOP/s, 78 % of roof`.
@@ -37,7 +44,7 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
       const kernelItems = show.kernels ? kernelLenses(k, gpuName, top).map((it) => (it.action.kind === 'panel' ? { ...it, title: it.title + suffix } : it)) : [];
       const items = [...kernelItems, ...(show.loops ? loopLenses(k) : [])];
       return items.filter((it) => it.line >= 1 && it.line <= doc.lineCount).map((it) => lens(doc, it, ref));
-    });
+    }));
   }
 }
 

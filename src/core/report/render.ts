@@ -6,9 +6,10 @@
  * kernels also carry `byGpu`: the roofline verdict on every selected GPU
  * (the analysis is the same on each, only the roof differs).
  */
-import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, ProfileSummary } from './types';
+import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, PipelineReport, ProfileSummary } from './types';
+import { fusionLines, pipelineRows, pipelineSummary } from './pipelines';
 import { bytes, flopRate, flops, intensity, percent, seconds, si } from './format';
-import type { DiffReport, KernelChange, KernelSnapshot, Regression } from './diff';
+import type { DiffReport, KernelChange, KernelSnapshot, PipelineChange, Regression } from './diff';
 
 // ---------------------------------------------------------------------------
 // Several GPUs
@@ -156,6 +157,7 @@ export function renderText(r: MultiGpuReport): string {
       out.push(table(rows).replace(/^/gm, '  '));
     }
     for (const k of f.kernels) for (const m of k.measured ?? []) out.push(`  measured ${k.name}: ${measuredSentence(m)}`);
+    for (const p of f.pipelines ?? []) out.push('', ...pipelineText(p));
     for (const d of f.diagnostics) out.push(`  ${f.path}:${d.line}: ${d.severity}: ${d.message}`);
   }
   if (r.profile) out.push('', ...profileLines(r.profile).map((l) => `profile: ${l}`));
@@ -283,10 +285,37 @@ function measuredTable(f: MultiGpuFile): string[] {
   ];
 }
 
+/** "T ≥ 54.4 µs → 41.2 µs (−24.4 %), 3 → 2 launches". */
+function pipelineChange(x: PipelineChange): string {
+  const pct = x.before && x.after !== null ? ` (${x.after >= x.before ? '+' : '−'}${percent(Math.abs(x.after - x.before) / x.before)})` : '';
+  const l = x.launchesBefore !== x.launchesAfter ? `, ${x.launchesBefore ?? '–'} → ${x.launchesAfter ?? '–'} launches` : '';
+  return `T_lower ${x.before === null ? '–' : seconds(x.before)} → ${x.after === null ? '–' : seconds(x.after)}${pct}${l}`;
+}
+
+function pipelineText(p: PipelineReport): string[] {
+  return [`  pipeline ${p.name} (line ${p.line}): ${pipelineSummary(p)}`, table(pipelineRows(p)).replace(/^/gm, '    '), ...fusionLines(p).map((l) => `    ${l}`), ...p.notes.map((n) => `    note: ${n}`)];
+}
+
+function pipelineMarkdown(p: PipelineReport): string[] {
+  const rows = pipelineRows(p);
+  return [
+    `**Pipeline ${mdCode(p.name)}** (line ${p.line}): ${mdText(pipelineSummary(p))}`,
+    '',
+    mdRow(rows[0]),
+    mdRow(rows[0].map(() => '---')),
+    ...rows.slice(1).map((r) => mdRow(r.map(mdText))),
+    '',
+    ...fusionLines(p).map((l) => `- ${mdText(l)}`),
+    ...p.notes.map((n) => `- note: ${mdText(n)}`),
+    '',
+  ];
+}
+
 function fileMarkdown(r: MultiGpuReport, f: MultiGpuFile): string[] {
   const out = [`### ${mdCode(f.path)}`, ''];
   if (f.kernels.length) out.push(...kernelTable(r, f), '', ...measuredTable(f));
   else out.push(`_no ${f.language} kernels_`, '');
+  for (const p of f.pipelines ?? []) out.push(...pipelineMarkdown(p));
   const visible = f.diagnostics.filter((d) => d.severity !== 'info');
   for (const d of visible) out.push(`- **${d.severity}** (line ${d.line}): ${mdText(d.message)}`);
   if (visible.length) out.push('');
@@ -401,6 +430,8 @@ export function renderDiffText(d: DiffReport, regressions: Regression[]): string
       if (c.caveat) out.push(`         note: ${c.caveat}`);
     }
   }
+  const pls = (d.pipelines ?? []).filter((x) => x.change !== 'unchanged');
+  if (pls.length) out.push('', ...pls.map((x) => `pipeline ${x.change.padEnd(8)} ${x.name}  ${x.path}: ${pipelineChange(x)}`));
   if (d.notes.length) out.push('');
   for (const n of d.notes) out.push(`note     ${n.path}${n.line ? `:${n.line}` : ''} (${n.side}): ${n.message}`);
   if (regressions.length) out.push('', `${regressions.length} regression(s):`, ...regressions.map((x) => `  ${x.message}`));
@@ -436,6 +467,12 @@ export function renderDiffMarkdown(d: DiffReport, regressions: Regression[]): st
     out.push(`### ${title}`, '', ...diffTable(d, list), '');
     for (const c of list.filter((x) => x.caveat)) out.push(`- ${kernelTitle(c, mdCode)}: ${mdText(c.caveat!)}`);
     if (list.some((x) => x.caveat)) out.push('');
+  }
+  const pls = (d.pipelines ?? []).filter((x) => x.change !== 'unchanged');
+  if (pls.length) {
+    out.push('### Pipelines', '');
+    for (const x of pls) out.push(`- ${mdCode(x.name)} (${mdCode(x.path)}), ${x.change}: ${mdText(pipelineChange(x))}`);
+    out.push('');
   }
   if (d.notes.length) {
     out.push('### Notes', '');
