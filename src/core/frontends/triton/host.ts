@@ -233,11 +233,13 @@ export class HostEnv {
       if (arm.kind === 'else') hasElse = true;
       const inArm = before.filter((a) => within(a.node, arm.node));
       if (inArm.length) values.push(valueOf(inArm[inArm.length - 1]));
-      else values.push(this.assignment(frame, x, line(ifNode), depth + 1).v);
+      else values.push(this.resolve(frame, x, line(ifNode), depth + 1));
     }
-    if (!hasElse) values.push(this.assignment(frame, x, line(ifNode), depth + 1).v);
+    if (!hasElse) values.push(this.resolve(frame, x, line(ifNode), depth + 1));
     const first = values[0];
     if (first && values.every((v) => v && sameValue(v, first))) return { found: true, v: first };
+    // Tensors of one element type whose shapes differ (`x = x.view(rows, d)` on one path): the type is known, the shape is not.
+    if (first?.tensor && first.dtype && values.every((v) => v?.tensor && v.dtype === first.dtype)) return { found: true, v: { tensor: true, dtype: first.dtype } };
     return { found: true, v: undefined };
   }
 
