@@ -84,8 +84,24 @@ export function paramNames(fn: Node): string[] {
 
 /** Plain calls `name(…)` of a host function in the file (not launches), in file order. */
 export function callsOf(file: FileInfo, name: string): Node[] {
-  return file.root.descendantsOfType('call_expression').filter((c): c is Node => !!c && c.childForFieldName('function')?.text === name && !c.descendantsOfType('kernel_call_syntax').some((k) => k?.parent?.id === c.id));
+  // One walk per file (many launches in a large file must not each rescan the tree).
+  let byName = callIndex.get(file);
+  if (!byName) {
+    byName = new Map();
+    for (const c of file.root.descendantsOfType('call_expression')) {
+      if (!c || c.childForFieldName('arguments') === null) continue;
+      const f = c.childForFieldName('function');
+      if (f?.type !== 'identifier') continue;
+      const list = byName.get(f.text) ?? [];
+      if (list.length < 16) list.push(c);
+      byName.set(f.text, list);
+    }
+    callIndex.set(file, byName);
+  }
+  return (byName.get(name) ?? []).filter((c) => !named(c).some((k) => k.type === 'kernel_call_syntax'));
 }
+
+const callIndex = new WeakMap<FileInfo, Map<string, Node[]>>();
 
 /**
  * The values of a host function's integer parameters at its first call site
