@@ -26,7 +26,9 @@ import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache } from './parsers';
 import { clearCudaCache, cudaFrontend } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
-import type { Frontend, UserInputs } from './frontend';
+import type { Frontend, LaunchInputs, UserInputs } from './frontend';
+import { buildPipeline, type LaunchAnalysis } from './pipeline/pipeline';
+import type { PipelineReport } from './report/types';
 
 export type { BindingValue, Frontend, FrontendContext, UserInputs } from './frontend';
 
@@ -132,7 +134,41 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     if (done.report) report.kernels.push(done.report);
   }
   report.diagnostics = dedupe(report.diagnostics);
+  if (ir.pipelines?.length && !ir.incomplete) report.pipelines = pipelinesOf(ir, source, parsers, opts, user, language, path, lines);
   return report;
+}
+
+/** Each pipeline launch analysed by the frontend with the launch's own inputs (cached by the frontend's kernel cache). */
+function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: AnalyzeOptions, user: UserInputs, language: Language, path: string, lines: () => string[]): PipelineReport[] {
+  const memo = new Map<string, LaunchAnalysis>();
+  const pragmas = readPragmas(source);
+  const analyse = (inputs: LaunchInputs): LaunchAnalysis => {
+    const key = JSON.stringify(inputs);
+    const hit = memo.get(key);
+    if (hit) return hit;
+    let out: LaunchAnalysis;
+    try {
+      const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? opts.budgetMs, kernelSteps: opts.kernelSteps });
+      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path });
+      const k = one.kernels.find((x) => x.name === inputs.kernel);
+      if (!k) out = { report: undefined, footprints: [], why: `kernel \`${inputs.kernel}\` not found in this file` };
+      else {
+        let per = reports.get(k);
+        let done = per?.get(opts.gpu);
+        if (!done) {
+          done = reportKernel(k, () => kernelText(lines, source, k), opts.gpu);
+          if (!per) reports.set(k, (per = new Map()));
+          per.set(opts.gpu, done);
+        }
+        out = { report: done.report, footprints: k.footprints, ...(done.report ? {} : { why: 'the analysis of the kernel failed' }) };
+      }
+    } catch (e) {
+      out = { report: undefined, footprints: [], why: `internal error: ${String((e as Error)?.message ?? e)}` };
+    }
+    memo.set(key, out);
+    return out;
+  };
+  return ir.pipelines!.map((p) => buildPipeline(p, opts.gpu, analyse));
 }
 
 /**

@@ -20,6 +20,23 @@ export interface UserInputs {
   texels?: Record<string, string>;
   /** `--grid X,Y,Z`. */
   grid?: number[];
+  /**
+   * One launch of a pipeline (src/core/pipeline/): analyse only `kernel`, with
+   * the launch site at `line` and the values the pipeline's host code gives the
+   * host function around it (`frame`, by parameter name).
+   */
+  launch?: LaunchInputs;
+}
+
+/** A host value as it crosses into a per-launch analysis: a number, flag, string, or a tensor / buffer. */
+export type HostLite = number | boolean | string | { dtype?: string; shape?: number[]; bytes?: number };
+
+export interface LaunchInputs {
+  kernel: string;
+  line: number;
+  frame?: Record<string, HostLite>;
+  /** Shown in the bindings' details (`pipeline \`forward\` line 12`). */
+  label: string;
 }
 
 /** What a frontend receives. */

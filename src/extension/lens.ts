@@ -12,6 +12,7 @@ import type { KernelRef } from './panel';
 import type { BindRequest } from './commands';
 import type { ProfileStore } from './profile';
 import { measuredKey, measuredLensSuffix } from './profilePresent';
+import { pipelineLens } from '../core/report/pipelines';
 
 export class KernelLensProvider implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -30,7 +31,13 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
     const gpuName = analysis.settings.gpu.name;
     const source = { uri: doc.uri, text: doc.getText(), language: analysis.language };
     const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu, source);
-    return analysis.report.kernels.flatMap((own) => {
+    // A pipeline lens above each host function that launches kernels one after another (docs/pipelines.md).
+    const pipelines = show.kernels
+      ? (analysis.report.pipelines ?? [])
+          .filter((p) => p.line >= 1 && p.line <= doc.lineCount)
+          .map((p) => new vscode.CodeLens(doc.lineAt(p.line - 1).range, { title: pipelineLens(p, gpuName), command: '', tooltip: 'Hover the function name for the per-launch table' }))
+      : [];
+    return pipelines.concat(analysis.report.kernels.flatMap((own) => {
       // Estimated for the measured launch's sizes when the profile gives them (binding source `profile`).
       const k = this.profiles.kernelOf(analysis.report, analysis.settings.gpu, own, source) ?? own;
       const ref: KernelRef = { uri: doc.uri.toString(), name: k.name, line: k.line };
@@ -40,7 +47,7 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
       const kernelItems = show.kernels ? kernelLenses(k, gpuName, top).map((it) => (it.action.kind === 'panel' ? { ...it, title: it.title + suffix } : it)) : [];
       const items = [...kernelItems, ...(show.loops ? loopLenses(k) : [])];
       return items.filter((it) => it.line >= 1 && it.line <= doc.lineCount).map((it) => lens(doc, it, ref));
-    });
+    }));
   }
 }
 

@@ -67,7 +67,9 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
   const out: DriverResult = { kernels: [], diagnostics: [] };
   const inputs = inputsKey(ctx);
   let fresh = 0;
-  for (const job of jobs) {
+  // One launch of a pipeline: only its kernel.
+  const only = ctx.user.launch?.kernel;
+  for (const job of only !== undefined ? jobs.filter((j) => j.name === only) : jobs) {
     const key = `${job.key}\u0000${inputs}`;
     const hit = cache.get(key);
     if (hit) {

@@ -7,7 +7,8 @@
  * kernels also carry `byGpu`: the roofline verdict on every selected GPU
  * (the analysis is the same on each, only the roof differs).
  */
-import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, ProfileSummary } from './types';
+import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, PipelineReport, ProfileSummary } from './types';
+import { fusionLines, pipelineRows, pipelineSummary } from './pipelines';
 import { bytes, flopRate, flops, intensity, percent, seconds, si } from './format';
 import { boundsSentence, incompleteText, marks, steadyText, steadyVerdict } from './honesty';
 
@@ -192,6 +193,7 @@ export function renderText(r: MultiGpuReport): string {
       for (const k of f.kernels) for (const n of kernelNotes(k)) out.push(`  ${n}`);
     }
     for (const k of f.kernels) for (const m of k.measured ?? []) out.push(`  measured ${measuredLabel(k.name, m)}: ${measuredSentence(m)}`);
+    for (const p of f.pipelines ?? []) out.push('', ...pipelineText(p));
     for (const d of f.diagnostics) out.push(`  ${f.path}:${d.line}: ${d.severity}: ${d.message}`);
   }
   if (r.profile) out.push('', ...profileLines(r.profile).map((l) => `profile: ${l}`));
@@ -340,11 +342,31 @@ function measuredTable(f: MultiGpuFile): string[] {
   ];
 }
 
+function pipelineText(p: PipelineReport): string[] {
+  return [`  pipeline ${p.name} (line ${p.line}): ${pipelineSummary(p)}`, table(pipelineRows(p)).replace(/^/gm, '    '), ...fusionLines(p).map((l) => `    ${l}`), ...p.notes.map((n) => `    note: ${n}`)];
+}
+
+function pipelineMarkdown(p: PipelineReport): string[] {
+  const rows = pipelineRows(p);
+  return [
+    `**Pipeline ${mdCode(p.name)}** (line ${p.line}): ${mdText(pipelineSummary(p))}`,
+    '',
+    mdRow(rows[0]),
+    mdRow(rows[0].map(() => '---')),
+    ...rows.slice(1).map((r) => mdRow(r.map(mdText))),
+    '',
+    ...fusionLines(p).map((l) => `- ${mdText(l)}`),
+    ...p.notes.map((n) => `- note: ${mdText(n)}`),
+    '',
+  ];
+}
+
 function fileMarkdown(r: MultiGpuReport, f: MultiGpuFile): string[] {
   const out = [`### ${mdCode(f.path)}`, ''];
   if (f.kernels.length) out.push(...kernelTable(r, f), '', ...measuredTable(f));
   else out.push(`_no ${f.language} kernels_`, '');
   for (const k of f.kernels) for (const n of kernelNotes(k)) out.push(`- **${k.complete ? 'note' : 'incomplete'}** ${mdText(n)}`);
+  for (const p of f.pipelines ?? []) out.push(...pipelineMarkdown(p));
   const visible = f.diagnostics.filter((d) => d.severity !== 'info');
   for (const d of visible) out.push(`- **${d.severity}** (line ${d.line}): ${mdText(d.message)}`);
   if (visible.length) out.push('');

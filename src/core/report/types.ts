@@ -217,11 +217,91 @@ export interface ProfileSummary {
   diagnostics: { severity: string; message: string; line?: number; code?: string }[];
 }
 
+/** One launch of a pipeline (docs/pipelines.md). Whole-launch numbers, per execution. */
+export interface PipelineLaunchReport {
+  kernel: string;
+  /** Line of the launch site. */
+  line: number;
+  /** Line in the pipeline function where it happens (the launch or the launcher call). */
+  callLine: number;
+  via?: string;
+  /** Executions per pipeline call (host loops); null when unknown (counted once). */
+  repeat: number | null;
+  repeatNote?: string;
+  units: number | null;
+  bindings: Record<string, number | boolean | string>;
+  flops: number | null;
+  /** units × per-unit bytes: what L2 must serve. */
+  tileBytes: number | null;
+  /** Every distinct element once (the tile bytes when the footprint is unknown). */
+  compulsoryBytes: number | null;
+  time: TimeBounds | null;
+  bound: 'memory' | 'compute' | 'unknown';
+  /** This launch's share (× repeat) of the pipeline's T_lower. */
+  share: number | null;
+  /** Host tensors passed, by kernel parameter: { name, read and written bytes }. */
+  tensors: { param: string; name: string; readBytes: number | null; writtenBytes: number | null }[];
+  complete: boolean;
+  /** Why the launch has no numbers. */
+  unresolved?: string;
+}
+
+export interface PipelineFusion {
+  /** Indexes into `launches`. */
+  from: number;
+  to: number;
+  fromKernel: string;
+  toKernel: string;
+  /** The host variables written by `from` and read by `to`. */
+  tensors: string[];
+  /** DRAM bytes of the intermediate written and read again (× repeat). */
+  bytesSaved: number;
+  /** Pipeline T_lower before and after fusing this pair alone, seconds. */
+  lowerBefore: number;
+  lowerAfter: number;
+  /** (before − after) ÷ before. */
+  saving: number;
+  /** The fused launch's bound. */
+  fusedBound: 'memory' | 'compute';
+}
+
+export interface PipelineReport {
+  name: string;
+  line: number;
+  endLine: number;
+  launches: PipelineLaunchReport[];
+  total: {
+    /** Executions, repeats included. */
+    launches: number;
+    /** Launches with numbers (× repeat) / all. */
+    resolved: number;
+    flops: number;
+    compulsoryBytes: number;
+    tileBytes: number;
+    /** total FLOPs ÷ total compulsory bytes: the pipeline's point. */
+    intensity: number | null;
+    time: TimeBounds;
+    /** Σ T_lower of the launches whose memory term is the larger. */
+    memoryBoundTime: number;
+    memoryBoundShare: number | null;
+    /** False when some launch has no numbers or is incomplete: totals are then lower bounds. */
+    complete: boolean;
+    /** Best set of disjoint fusions: pairs and the pipeline's T_lower with all of them. */
+    fusedPairs: number;
+    fusedLower: number | null;
+    fusedSaving: number | null;
+  };
+  fusion: PipelineFusion[];
+  notes: string[];
+}
+
 export interface FileReport {
   path: string;
   language: Language;
   diagnostics: Diagnostic[];
   kernels: KernelReport[];
+  /** Launch sequences of the host code (issue 18). */
+  pipelines?: PipelineReport[];
   /** Present when the time slice ended first: analyse again to get the rest. */
   partial?: { analysed: number; total: number };
 }

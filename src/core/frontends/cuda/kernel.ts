@@ -141,7 +141,10 @@ function applyLaunch(st: Interp, def: FnDef, launch: LaunchInfo): void {
   def.params.forEach((p, i) => {
     const d = unwrapDeclarator(baseType(st, p.childForFieldName('type')), p.childForFieldName('declarator'));
     const v = st.value(launch.args[i]?.e);
-    if (d.name && v !== undefined && d.ty.k === 'num') st.bind(d.name, v, 'launch', `argument of the ${where}`);
+    if (!d.name || v === undefined || d.ty.k !== 'num') return;
+    // A value the launch's own function does not give came from its caller's host code.
+    if (st.value(launch.ownArgs[i]?.e) === undefined && launch.hostDetail) st.bind(d.name, v, 'host', `${launch.hostDetail} → argument of the ${where}`);
+    else st.bind(d.name, v, 'launch', `argument of the ${where}`);
   });
 }
 
