@@ -56,6 +56,13 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
   kernelSteps?: number;
 }
 
+/**
+ * With a wall-clock safety net, a parse may take at least this long: a full
+ * parse cannot be sliced, is linear in the file's size, and giving up on it
+ * under load would make the same file's results depend on the machine.
+ */
+const PARSE_SAFETY_MS = 3000;
+
 /** Forgets every cached tree and kernel (the next analysis is cold). */
 export function clearCaches(): void {
   clearTreeCache();
@@ -106,7 +113,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     return report;
   }
   const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid, ...(opts.texels ? { texels: opts.texels } : {}) };
-  const budget = new Budget({ hardMs: opts.budgetMs, sliceMs: opts.sliceMs, parseMs: opts.parseMs ?? opts.budgetMs, kernelSteps: opts.kernelSteps });
+  const budget = new Budget({ hardMs: opts.budgetMs, sliceMs: opts.sliceMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
   let ir: FileIR;
   try {
     ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path });
@@ -148,7 +155,7 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
     if (hit) return hit;
     let out: LaunchAnalysis;
     try {
-      const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? opts.budgetMs, kernelSteps: opts.kernelSteps });
+      const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
       const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: `kernel \`${inputs.kernel}\` not found in this file` };

@@ -28,16 +28,8 @@ export interface UserInputs {
   launch?: LaunchInputs;
 }
 
-/** A host value as it crosses into a per-launch analysis: a number, flag, string, or a tensor / buffer. */
-export type HostLite = number | boolean | string | { dtype?: string; shape?: number[]; bytes?: number };
-
-export interface LaunchInputs {
-  kernel: string;
-  line: number;
-  frame?: Record<string, HostLite>;
-  /** Shown in the bindings' details (`pipeline \`forward\` line 12`). */
-  label: string;
-}
+export type { HostLite, LaunchInputs } from './ir';
+import type { LaunchInputs } from './ir';
 
 /** What a frontend receives. */
 export interface FrontendContext {

@@ -150,6 +150,18 @@ export interface Incompleteness {
   loses: 'flops' | 'bytes' | 'all';
 }
 
+/** A host value as it crosses into a per-launch analysis: a number, flag, string, or a tensor / buffer. */
+export type HostLite = number | boolean | string | { dtype?: string; shape?: number[]; bytes?: number };
+
+/** What the per-launch analysis of a pipeline is given (`UserInputs.launch`). */
+export interface LaunchInputs {
+  kernel: string;
+  line: number;
+  frame?: Record<string, HostLite>;
+  /** Shown in the bindings' details (`pipeline \`forward\` line 12`). */
+  label: string;
+}
+
 /** One launch of a host pipeline, as the host code says it (src/core/pipeline/ analyses it). */
 export interface HostLaunchFact {
   kernel: string;
@@ -160,7 +172,7 @@ export interface HostLaunchFact {
   /** The launcher function it goes through, if any. */
   via?: string;
   /** What the per-launch analysis is given; undefined when the launch cannot be analysed. */
-  inputs?: import('./frontend').LaunchInputs;
+  inputs?: LaunchInputs;
   /** Times it runs per pipeline call (host loops multiply); null when a loop's trip count is unknown. */
   repeat: number | null;
   repeatNote?: string;
