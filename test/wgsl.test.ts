@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeSource } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
+import { foldBuiltin } from '../src/core/frontends/wgsl/arith';
 import { lexJs } from '../src/core/frontends/wgsl/jsLexer';
 import { assertSane, analyzeFile, check, fixtures, loadParsers } from './check';
 
@@ -120,6 +121,64 @@ describe('WGSL frontend', () => {
       const given = (await analyzeFile(f, { grid: [10] })).kernels.find((k) => k.name === 'saxpy')!;
       assert.equal(given.units, 10);
       assert.equal(given.bindingSources['num_workgroups.x'].source, 'user');
+    });
+  });
+
+  describe('builtins on constants (N4)', () => {
+    it('fold by the WGSL definitions on 32-bit integers', () => {
+      const cases: [string, number[], 'u32' | 'i32' | 'ai' | 'f32', number | undefined][] = [
+        ['firstTrailingBit', [256], 'u32', 8],
+        ['firstTrailingBit', [0], 'u32', 0xffffffff],
+        ['firstTrailingBit', [0], 'i32', -1],
+        ['firstLeadingBit', [256], 'u32', 8],
+        ['firstLeadingBit', [-1], 'i32', -1],
+        ['firstLeadingBit', [-8], 'i32', 2],
+        ['countOneBits', [0x2c], 'u32', 3],
+        ['countOneBits', [-1], 'i32', 32],
+        ['countLeadingZeros', [1], 'u32', 31],
+        ['countTrailingZeros', [0], 'u32', 32],
+        ['reverseBits', [1], 'u32', 0x80000000],
+        ['reverseBits', [1], 'i32', -0x80000000],
+        ['extractBits', [0xabcd, 4, 4], 'u32', 0xc],
+        ['extractBits', [0xf0, 4, 4], 'i32', -1],
+        ['insertBits', [0xffff, 0, 4, 8], 'u32', 0xf00f],
+        ['min', [7, 3], 'u32', 3],
+        ['max', [7, 3], 'i32', 7],
+        ['clamp', [9, 1, 8], 'u32', 8],
+        ['select', [1, 2, 0], 'u32', 1],
+        ['select', [1, 2, 1], 'u32', 2],
+        ['abs', [-2], 'i32', 2],
+        ['round', [2.5], 'f32', 2],
+        ['round', [3.5], 'f32', 4],
+        ['log2', [1024], 'f32', 10],
+        ['log2', [1024], 'u32', undefined],
+        ['countOneBits', [1.5], 'f32', undefined],
+        ['sin', [1], 'f32', undefined],
+      ];
+      for (const [name, xs, kind, want] of cases) assert.equal(foldBuiltin(name, xs, kind), want, `${name}(${xs.join(', ')}) on ${kind}`);
+    });
+
+    it('an unknown loop bound is reported once, and not at all once it is bound', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const src = [
+        '@group(0) @binding(0) var<storage, read_write> data: array<f32>;',
+        '@compute @workgroup_size(64)',
+        'fn twice(@builtin(local_invocation_id) lid: vec3u) {',
+        '  let n = u32(data[0]);',
+        '  for (var i = 0u; i < n; i++) {',
+        '    data[lid.x] = data[lid.x] * 2.0;',
+        '  }',
+        '}',
+        '',
+      ].join('\n');
+      const loopDiags = (r: ReturnType<typeof analyzeSource>) => r.diagnostics.filter((d) => d.code === 'unboundLoop');
+      const free = analyzeSource(src, parsers, { gpu, path: 'once/twice.wgsl' });
+      assert.equal(loopDiags(free).length, 1, JSON.stringify(free.diagnostics));
+      assert.equal(loopDiags(free)[0].line, 5);
+      const bound = analyzeSource(src, parsers, { gpu, path: 'once/twice.wgsl', set: { trips_L5: 4 } });
+      assert.deepEqual(loopDiags(bound), []);
+      assert.equal(bound.kernels[0].perUnit.flops, 4 * 64);
     });
   });
 

@@ -2,11 +2,12 @@
  * Operators on abstract WGSL values (pure): negation, logical operators,
  * comparisons, arithmetic and bitwise operators with their symbolic, interval
  * and concrete parts, `min`/`max`/`clamp`/`select` on indices, and the types
- * of matrix products. Costs are charged by the callers (expr.ts, calls.ts),
- * which know the invocations executing the code.
+ * of matrix products, and builtins folded on compile-time numbers. Costs are
+ * charged by the callers (expr.ts, calls.ts), which know the invocations
+ * executing the code.
  */
 import { add, div, floordiv, freeSymbols, max as emax, min as emin, mod, mul, neg, num, sub, type Expr } from '../../sym/expr';
-import { arithResult, BOOL, vec, type WType } from './types';
+import { arithResult, BOOL, vec, type ScalarKind, type WType } from './types';
 import {
   constOf,
   joinDeps,
@@ -228,4 +229,116 @@ export function mulType(a: WType, b: WType): WType {
   if (a.k === 'vec' && b.k === 'mat') return vec(b.c, b.s);
   if (a.k === 'mat' && b.k === 'mat') return { k: 'mat', c: b.c, r: a.r, s: a.s };
   return arithResult(a, b);
+}
+
+// ---------------------------------------------------------------------------
+// Builtins on constants
+
+const U32_MAX = 0xffffffff;
+
+/**
+ * The value of a builtin whose arguments are compile-time numbers
+ * (`firstTrailingBit(256u)` = 8, `max(WG / 2u, 1u)`), by the WGSL
+ * definitions on 32-bit integers; undefined when the builtin is not folded or
+ * the arguments do not fit it. `kind` is the scalar kind of the first argument.
+ */
+export function foldBuiltin(name: string, xs: number[], kind: ScalarKind | undefined): number | undefined {
+  const int = kind === 'u32' || kind === 'i32' || kind === 'ai';
+  const float = kind === 'f32' || kind === 'f16' || kind === 'af';
+  const [a, b, c, d] = xs;
+  const out = (v: number): number | undefined => (Number.isFinite(v) ? (int ? toKind(v, kind) : v) : undefined);
+  switch (name) {
+    case 'min':
+      return xs.length === 2 ? out(Math.min(a, b)) : undefined;
+    case 'max':
+      return xs.length === 2 ? out(Math.max(a, b)) : undefined;
+    case 'clamp':
+      return xs.length === 3 ? out(Math.min(Math.max(a, b), c)) : undefined;
+    case 'select':
+      return xs.length === 3 ? out(c ? b : a) : undefined;
+    case 'abs':
+      return out(Math.abs(a));
+    case 'sign':
+      return out(Math.sign(a));
+    case 'floor':
+    case 'ceil':
+    case 'trunc':
+      return out(Math[name](a));
+    case 'round':
+      return out(roundHalfEven(a));
+    case 'sqrt':
+    case 'log2':
+      return float && a >= 0 ? out(Math[name](a)) : undefined;
+    case 'exp2':
+      return float ? out(2 ** a) : undefined;
+    case 'pow':
+      return float && xs.length === 2 ? out(a ** b) : undefined;
+  }
+  if (!int || !xs.every(Number.isInteger)) return undefined;
+  const bits = a >>> 0;
+  switch (name) {
+    case 'countOneBits':
+      return out(popcount(bits));
+    case 'countLeadingZeros':
+      return out(Math.clz32(bits));
+    case 'countTrailingZeros':
+      return out(bits === 0 ? 32 : ctz(bits));
+    case 'firstTrailingBit':
+      return bits === 0 ? (kind === 'u32' ? U32_MAX : -1) : out(ctz(bits));
+    case 'firstLeadingBit':
+      if (kind === 'u32') return bits === 0 ? U32_MAX : out(31 - Math.clz32(bits));
+      if (a === 0 || a === -1) return -1;
+      return out(31 - Math.clz32(a < 0 ? ~a >>> 0 : bits));
+    case 'reverseBits': {
+      let r = 0;
+      for (let i = 0; i < 32; i++) r = r * 2 + ((bits >>> i) & 1);
+      return out(r);
+    }
+    case 'extractBits': {
+      if (xs.length !== 3) return undefined;
+      const o = Math.min(b >>> 0, 32);
+      const n = Math.min(c >>> 0, 32 - o);
+      if (n === 0) return 0;
+      let v = Math.floor(bits / 2 ** o) % 2 ** n;
+      if (kind !== 'u32' && v >= 2 ** (n - 1)) v -= 2 ** n;
+      return out(v);
+    }
+    case 'insertBits': {
+      if (xs.length !== 4) return undefined;
+      const o = Math.min(c >>> 0, 32);
+      const n = Math.min(d >>> 0, 32 - o);
+      const mask = (n === 32 ? U32_MAX : ((2 ** n - 1) * 2 ** o) >>> 0) >>> 0;
+      return out((((bits & ~mask) >>> 0) | (((b >>> 0) * 2 ** o) & mask)) >>> 0);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A 32-bit result as its kind reads it: `u32` wraps to [0, 2³²), `i32` to [−2³¹, 2³¹). */
+function toKind(v: number, kind: ScalarKind | undefined): number {
+  if (!Number.isInteger(v)) return v;
+  if (kind === 'u32') return v >>> 0;
+  if (kind === 'i32') return v | 0;
+  return v;
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  for (let v = x >>> 0; v; v >>>= 1) n += v & 1;
+  return n;
+}
+
+function ctz(x: number): number {
+  let n = 0;
+  for (let v = x >>> 0; (v & 1) === 0 && n < 32; v >>>= 1) n++;
+  return n;
+}
+
+function roundHalfEven(x: number): number {
+  const f = Math.floor(x);
+  const r = x - f;
+  if (r > 0.5) return f + 1;
+  if (r < 0.5) return f;
+  return f % 2 === 0 ? f : f + 1;
 }

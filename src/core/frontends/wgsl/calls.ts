@@ -7,13 +7,14 @@
  */
 import type { ExpressionElem, FnElem, FunctionCallExpression } from 'wesl/core';
 import { unknownCall } from '../../engine/calls';
-import { indexBuiltin, lift1 } from './arith';
+import { num } from '../../sym/expr';
+import { foldBuiltin, indexBuiltin, lift1 } from './arith';
 import { builtinCost, builtinResult, isKnownBuiltin, SUBGROUP_REDUCE } from './builtins';
 import { arrayLength, atomic, ATOMIC_OTHER, ATOMIC_RMW, pointee } from './memory';
 import type { Frame, WgslState } from './state';
 import { GATHER, SAMPLE, TEXTURE_QUERY, textureAccess, textureQuery } from './textures';
 import { isFloatKind, isIntKind, lanes, scalar, scalarOf, UNKNOWN, type WType } from './types';
-import { DEP, hasDep, isConst, joinDeps, mergeLoops, opaqueVal, type Val } from './values';
+import { constVal, DEP, hasDep, isConst, joinDeps, mergeLoops, opaqueVal, type Val } from './values';
 
 /** Inlining deeper than this is a runaway (WGSL forbids recursion, but broken input may still loop). */
 const MAX_CALL_DEPTH = 32;
@@ -52,6 +53,12 @@ function arithmeticBuiltin(st: WgslState, name: string, args: Val[], line: numbe
   const type = builtinResult(name, types);
   const folded = args.every(isConst);
   if (!folded) chargeBuiltin(st, name, types, type, args.some((a) => hasDep(a, DEP.DATA)), line);
+  else if (type.k === 'scalar' && args.every((a) => a.type.k === 'scalar')) {
+    // A builtin on compile-time numbers is a number (`firstTrailingBit(WG_SIZE)` as a loop bound).
+    const xs = args.map((a) => a.fn?.(st.env));
+    const v = xs.every((x): x is number => x !== undefined) ? foldBuiltin(name, xs, scalarOf(args[0].type)) : undefined;
+    if (v !== undefined) return constVal(type, num(v), st.env);
+  }
   const indexed = indexBuiltin(name, args);
   if (indexed) return { ...indexed, type };
   return { type, deps: joinDeps(...args), loops: mergeLoops(...args) };

@@ -102,6 +102,14 @@ export function binary(st: WgslState, op: string, l: Val, r: Val, line: number):
   const s = scalarOf(type);
   const out = combine(op, l, r, isIntKind(s));
   out.type = type;
+  if (!out.sym && isConst(l) && isConst(r) && type.k === 'scalar') {
+    // Constants fold to their number where the symbolic form has no operator (`1u << LOG_N`, `A | B`).
+    const v = out.fn?.(st.env);
+    if (v !== undefined && Number.isFinite(v)) {
+      out.sym = num(v);
+      out.range = [out.sym, out.sym];
+    }
+  }
   if (l.comps && r.comps) out.comps = l.comps.map((c, i) => combine(op, c, r.comps![i] ?? c, isIntKind(s)));
   else if (l.comps && r.type.k === 'scalar') out.comps = l.comps.map((c) => combine(op, c, r, isIntKind(s)));
   else if (r.comps && l.type.k === 'scalar') out.comps = r.comps.map((c) => combine(op, l, c, isIntKind(s)));

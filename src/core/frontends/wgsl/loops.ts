@@ -189,7 +189,7 @@ export function walkLoopStmt(st: WgslState, s: LoopElem): void {
   walkLoop(st, trips(st, header, step, line), header?.v, line, 'loop', body);
 }
 
-/** Derives a loop's trip count from its counter (engine/trips.ts); unknown counts become a named symbol. */
+/** Derives a loop's trip count from its counter (engine/trips.ts); unknown counts become the symbol `trips_L<line>`. */
 function trips(st: WgslState, header: ReturnType<typeof counterCondition>, step: StepSyntax | undefined, line: number): TripInfo {
   const slot = header && st.lookup(header.v);
   let info: TripInfo;
@@ -200,7 +200,8 @@ function trips(st: WgslState, header: ReturnType<typeof counterCondition>, step:
     const c = step.rhs ? st.ops.evalExpr(step.rhs) : constVal(int, num(1), st.env);
     info = tripCount(header.op, slot.val, bound, step.op, c, st.env, line, st.quiet ? new Notes() : st.notes, st.wg);
   }
-  if (info.unknown) st.notes.say('unboundLoop', line, `trips_L${line}`);
+  // An unknown count is reported by the pipeline (analyze.ts), once per kernel and only while
+  // `trips_L<line>` is unbound: saying it here too printed it twice, and also after a --set.
   return info;
 }
 
