@@ -113,6 +113,18 @@ describe('WGSL frontend', () => {
       assert.ok(!half.assumptions.some((a) => a.includes('assumed rgba8unorm')));
     });
 
+    it('--dtype takes a WGSL texel format for a texture (its bytes per texel)', async () => {
+      const f = path.join(FIXTURES, 'blur_texture.wgsl');
+      const half = (await analyzeFile(f, { texels: { srcTex: 'rgba16float' } })).kernels[0];
+      assert.equal(half.perUnit.loadBytes, 324 * 8);
+      assert.ok(!half.assumptions.some((a) => a.includes('assumed rgba8unorm')));
+      const r8 = (await analyzeFile(f, { texels: { srcTex: 'r8unorm' } })).kernels[0];
+      assert.equal(r8.perUnit.loadBytes, 324 * 1);
+      const wide = (await analyzeFile(f, { texels: { srcTex: 'RGBA32Float', dstTex: 'rgb10a2unorm' } })).kernels[0];
+      assert.equal(wide.perUnit.loadBytes, 324 * 16);
+      assert.equal(wide.perUnit.storeBytes, 256 * 4);
+    });
+
     it('the dispatch found in the host file is a launch binding; --grid overrides it', async () => {
       const f = path.join(FIXTURES, 'embedded_compute.ts');
       const found = (await analyzeFile(f)).kernels.find((k) => k.name === 'saxpy')!;
@@ -121,6 +133,26 @@ describe('WGSL frontend', () => {
       const given = (await analyzeFile(f, { grid: [10] })).kernels.find((k) => k.name === 'saxpy')!;
       assert.equal(given.units, 10);
       assert.equal(given.bindingSources['num_workgroups.x'].source, 'user');
+    });
+  });
+
+  describe('textures the analysis cannot follow (N3)', () => {
+    it('are a warning that costs completeness, never a silent 0', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const src = [
+        '@group(0) @binding(0) var<storage, read_write> out: array<vec4f>;',
+        '@compute @workgroup_size(64)',
+        'fn sample_missing(@builtin(global_invocation_id) gid: vec3u) {',
+        '  out[gid.x] = textureLoad(notDeclared, vec2u(gid.x, 0u), 0);',
+        '}',
+        '',
+      ].join('\n');
+      const r = analyzeSource(src, parsers, { gpu, path: 'n3/missing.wgsl' });
+      assert.ok(r.diagnostics.some((d) => d.code === 'unknownTexture' && d.severity === 'warning' && d.line === 4), JSON.stringify(r.diagnostics));
+      const k = r.kernels[0];
+      assert.equal(k.complete, false);
+      assert.ok(k.incompleteReasons?.includes('unknownTexture'), JSON.stringify(k.incompleteReasons));
     });
   });
 

@@ -10,7 +10,7 @@ import { unknownCall } from '../../engine/calls';
 import { num } from '../../sym/expr';
 import { foldBuiltin, indexBuiltin, lift1 } from './arith';
 import { builtinCost, builtinResult, isKnownBuiltin, SUBGROUP_REDUCE } from './builtins';
-import { arrayLength, atomic, ATOMIC_OTHER, ATOMIC_RMW, pointee } from './memory';
+import { arrayLength, atomic, ATOMIC_OTHER, ATOMIC_RMW, ATOMIC_STORE_RMW, pointee } from './memory';
 import type { Frame, WgslState } from './state';
 import { GATHER, SAMPLE, TEXTURE_QUERY, textureAccess, textureQuery } from './textures';
 import { isFloatKind, isIntKind, lanes, scalar, scalarOf, UNKNOWN, type WType } from './types';
@@ -92,7 +92,7 @@ function memoryBuiltin(st: WgslState, name: string, e: FunctionCallExpression, l
     const p = pointee(st, args[0]);
     return p ? st.ops.readPlace(p, e.start, st.text(args[0])) : opaqueVal(UNKNOWN, DEP.DATA);
   }
-  if (ATOMIC_RMW.has(name) || ATOMIC_OTHER.has(name)) return atomic(st, name, e, line, unused);
+  if (ATOMIC_RMW.has(name) || ATOMIC_OTHER.has(name) || ATOMIC_STORE_RMW.has(name)) return atomic(st, name, e, line, unused);
   if (name === 'textureLoad' || SAMPLE.has(name) || GATHER.has(name) || name === 'textureStore') return textureAccess(st, name, e, line);
   if (name === 'textureDimensions' || TEXTURE_QUERY.has(name)) return textureQuery(st, name, args[0]);
   return undefined;

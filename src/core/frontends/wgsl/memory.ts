@@ -14,6 +14,8 @@ import { DEP, indexPlace, joinDeps, memberPlace, opaqueVal, uniformValue, valueI
 
 export const ATOMIC_RMW = new Set(['atomicAdd', 'atomicSub', 'atomicMax', 'atomicMin', 'atomicAnd', 'atomicOr', 'atomicXor']);
 export const ATOMIC_OTHER = new Set(['atomicExchange', 'atomicCompareExchangeWeak', 'atomicLoad', 'atomicStore']);
+/** Read-modify-writes that return nothing (the `atomic_vec2u_min_max` extension, on `atomic<vec2u>`). */
+export const ATOMIC_STORE_RMW = new Set(['atomicStoreMax', 'atomicStoreMin']);
 
 /** The memory place an access chain denotes, or undefined for plain values. */
 export function evalPlace(st: WgslState, e: ExpressionElem): Place | undefined {
@@ -52,6 +54,8 @@ export function globalPlace(st: WgslState, name: string): Place | undefined {
   const space = tmpl[0] ?? 'handle';
   const access = tmpl[1] ?? (space === 'storage' ? 'read' : 'read_write');
   let type = st.types.resolve(g.name.typeRef);
+  const f = st.user.texels?.[name];
+  if (f !== undefined && space === 'storage') st.notes.say('dtypeIgnored', st.lineOf(g.start), name, f);
   const d = st.user.dtypes[name];
   if (d && space === 'storage') {
     const s = scalarForDtype(d);
@@ -144,13 +148,18 @@ export function atomic(st: WgslState, name: string, e: FunctionCallExpression, l
   const p = pointee(st, e.arguments[0]);
   const rest = e.arguments.slice(1).map((a) => st.ops.evalExpr(a));
   const type = p ? valueType(p.type) : U32;
-  if (!p) return opaqueVal(type, DEP.DATA);
   const what = st.text(e);
+  if (!p) {
+    if (!st.quiet) st.notes.say('fragmentUnknown', line, what);
+    return opaqueVal(type, DEP.DATA);
+  }
+  const rmw = ATOMIC_RMW.has(name) || ATOMIC_STORE_RMW.has(name);
+  const returns = name !== 'atomicStore' && !ATOMIC_STORE_RMW.has(name);
   // COUNTING.md: an atomic read-modify-write is one store (done in L2), plus one load when the old value is used.
-  if (name === 'atomicLoad' || (name !== 'atomicStore' && !unused)) readAtomic(st, p, line, what);
+  if (name === 'atomicLoad' || (returns && !unused)) readAtomic(st, p, line, what);
   if (name !== 'atomicLoad') writePlace(st, p, opaqueVal(type, DEP.DATA | joinDeps(...rest)), line, what);
-  if (ATOMIC_RMW.has(name)) st.emitInt(name, 1, line);
-  if (ATOMIC_RMW.has(name) || name === 'atomicExchange' || name === 'atomicCompareExchangeWeak') st.notes.assume('atomics');
+  if (rmw) st.emitInt(name, 1, line);
+  if (rmw || name === 'atomicExchange' || name === 'atomicCompareExchangeWeak') st.notes.assume('atomics');
   return opaqueVal(type, DEP.DATA);
 }
 
@@ -158,6 +167,6 @@ function readAtomic(st: WgslState, p: Place, line: number, what: string): void {
   if (p.root.kind !== 'global') return;
   const space: MemorySpace | undefined = p.root.space === 'storage' ? 'global' : p.root.space === 'workgroup' ? 'shared' : undefined;
   if (!space) return;
-  st.emitMem('load', space, p.root.name, 4, dtypeOf(valueType(p.type)), line, what);
+  st.emitMem('load', space, p.root.name, sizeOf(valueType(p.type)), dtypeOf(valueType(p.type)), line, what);
   if (space === 'global') recordAccess(st, p, 'read', line);
 }

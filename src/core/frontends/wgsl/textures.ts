@@ -3,13 +3,16 @@
  * `textureGather*` and `textureStore` move texels of the texture's format
  * (COUNTING.md: one texel per access, filtering costs 0; a gather reads four),
  * recorded for footprints by their coordinates; `textureDimensions` and the
- * other queries are bindable uniform symbols.
+ * other queries are bindable uniform symbols. Textures are module-scope
+ * variables, elements of a `binding_array`, or `texel_buffer`s; a texture
+ * argument the analysis cannot follow is a warning that costs completeness.
  */
 import type { ExpressionElem, FunctionCallExpression } from 'wesl/core';
 import type { Dtype } from '../../gpus/types';
 import { DTYPE_BYTES } from '../common';
 import type { WgslState } from './state';
-import { F32, texelBytes, texelDtype, U32, UNKNOWN, vec, type WType } from './types';
+import { texelBytes, texelDtype } from './texels';
+import { F32, U32, UNKNOWN, vec, type WType } from './types';
 import { DEP, opaqueVal, uniformValue, type Val } from './values';
 
 export const SAMPLE = new Set([
@@ -24,7 +27,12 @@ export function textureAccess(st: WgslState, name: string, e: FunctionCallExpres
   const args = e.arguments.map((a) => st.ops.evalExpr(a));
   const tex = args[gatherShift];
   const t = tex?.place?.type;
-  if (!tex?.place || t?.k !== 'texture') return opaqueVal(vec(4, 'f32'), DEP.DATA);
+  if (!tex?.place || t?.k !== 'texture') {
+    // Never silently 0 bytes: the texels of a texture the analysis cannot follow are missing from the counts.
+    const what = e.arguments[gatherShift];
+    if (!st.quiet) st.notes.say('unknownTexture', line, name, what ? st.text(what) : '');
+    return opaqueVal(vec(4, 'f32'), DEP.DATA);
+  }
   const texName = tex.place.root.name;
   const bytes = texelSize(st, texName, t);
   const store = name === 'textureStore';
@@ -48,7 +56,15 @@ export function textureAccess(st: WgslState, name: string, e: FunctionCallExpres
   return opaqueVal(t.name.startsWith('texture_depth') ? F32 : vec(4, t.sampled), DEP.DATA);
 }
 
+/**
+ * Bytes per texel: a texel format the user gave (`--dtype tex=rgba16float`),
+ * an element type for every channel (`--dtype tex=fp16`: four fp16
+ * channels), the format written in the type, else rgba8unorm (said).
+ */
 function texelSize(st: WgslState, texName: string, t: Extract<WType, { k: 'texture' }>): number {
+  const f = st.user.texels?.[texName];
+  const fb = f !== undefined ? texelBytes(f) : undefined;
+  if (fb !== undefined) return fb;
   const d = st.user.dtypes[texName];
   const channels = t.name.startsWith('texture_depth') ? 1 : 4;
   if (d) return channels * DTYPE_BYTES[d];
@@ -58,6 +74,8 @@ function texelSize(st: WgslState, texName: string, t: Extract<WType, { k: 'textu
 }
 
 function texelType(st: WgslState, texName: string, t: Extract<WType, { k: 'texture' }>): Dtype {
+  const f = st.user.texels?.[texName];
+  if (f !== undefined && texelBytes(f) !== undefined) return texelDtype(f.toLowerCase());
   return st.user.dtypes[texName] ?? texelDtype(t.format ?? 'rgba8unorm');
 }
 
@@ -67,6 +85,6 @@ export function textureQuery(st: WgslState, name: string, arg: ExpressionElem | 
   if (!p || t?.k !== 'texture') return opaqueVal(U32, DEP.UNIFORM);
   const base = `${name}(${p.path})`;
   if (name !== 'textureDimensions') return uniformValue(U32, base, st.env);
-  const dims = t.name.includes('1d') ? 1 : t.name.includes('3d') ? 3 : 2;
+  const dims = t.name.includes('1d') || t.name === 'texel_buffer' ? 1 : t.name.includes('3d') ? 3 : 2;
   return uniformValue(vec(dims, 'u32'), base, st.env);
 }

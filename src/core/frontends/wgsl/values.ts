@@ -209,9 +209,9 @@ export function uniformValue(type: WType, name: string | undefined, env: Readonl
   return opaqueVal(type, DEP.UNIFORM);
 }
 
-/** The type of the value held at a place (`atomic<u32>` holds a `u32`). */
+/** The type of the value held at a place (`atomic<u32>` holds a `u32`, `atomic<vec2u>` a `vec2u`). */
 export function valueType(t: WType): WType {
-  return t.k === 'atomic' ? scalar(t.s) : t;
+  return t.k === 'atomic' ? (t.n ? vec(t.n, t.s) : scalar(t.s)) : t;
 }
 
 export function memberPlace(base: Place, name: string): Place | undefined {
