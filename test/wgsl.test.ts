@@ -9,7 +9,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeSource } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
+import { ANALYSIS_OPTIONS, readAnalysisSettings } from '../src/cli/analyze';
+import { parseOptions, readDtypes } from '../src/cli/args';
 import { foldBuiltin } from '../src/core/frontends/wgsl/arith';
+import { texelBytes } from '../src/core/frontends/wgsl/texels';
+import { readSettings, type RawSettings } from '../src/extension/settings';
 import { lexJs } from '../src/core/frontends/wgsl/jsLexer';
 import { assertSane, analyzeFile, check, fixtures, loadParsers } from './check';
 
@@ -123,6 +127,42 @@ describe('WGSL frontend', () => {
       const wide = (await analyzeFile(f, { texels: { srcTex: 'RGBA32Float', dstTex: 'rgb10a2unorm' } })).kernels[0];
       assert.equal(wide.perUnit.loadBytes, 324 * 16);
       assert.equal(wide.perUnit.storeBytes, 256 * 4);
+    });
+
+    // The WGSL specification's texel formats (storage textures, texture_formats_tier1 included), bytes per texel.
+    const SPEC_FORMATS: Record<string, number> = {
+      rgba8unorm: 4, rgba8snorm: 4, rgba8uint: 4, rgba8sint: 4, bgra8unorm: 4,
+      rgba16unorm: 8, rgba16snorm: 8, rgba16uint: 8, rgba16sint: 8, rgba16float: 8,
+      rg8unorm: 2, rg8snorm: 2, rg8uint: 2, rg8sint: 2,
+      rg16unorm: 4, rg16snorm: 4, rg16uint: 4, rg16sint: 4, rg16float: 4,
+      r32uint: 4, r32sint: 4, r32float: 4, rg32uint: 8, rg32sint: 8, rg32float: 8,
+      rgba32uint: 16, rgba32sint: 16, rgba32float: 16,
+      r8unorm: 1, r8snorm: 1, r8uint: 1, r8sint: 1,
+      r16unorm: 2, r16snorm: 2, r16uint: 2, r16sint: 2, r16float: 2,
+      rgb10a2unorm: 4, rgb10a2uint: 4, rg11b10ufloat: 4,
+    };
+
+    it('every WGSL texel format has its bytes per texel', () => {
+      for (const [f, b] of Object.entries(SPEC_FORMATS)) assert.equal(texelBytes(f), b, f);
+      assert.equal(texelBytes('rgba9unorm'), undefined);
+    });
+
+    it('--dtype and rooflineLens.dtypes accept every WGSL texel format name', () => {
+      const names = Object.keys(SPEC_FORMATS);
+      const cli = readDtypes([...names.map((f) => `tex_${f}=${f}`), 'a_ptr=fp16', 'inputTex=RGBA8Unorm']);
+      assert.deepEqual(cli.dtypes, { a_ptr: 'fp16' });
+      for (const f of names) assert.equal(cli.texels[`tex_${f}`], f);
+      assert.equal(cli.texels.inputTex, 'rgba8unorm');
+      assert.throws(() => readDtypes(['tex=rgba9unorm']), /texel format/);
+      const p = parseOptions(['--dtype', 'inputTex=rgba16float', '--dtype', 'x=fp16'], ANALYSIS_OPTIONS);
+      assert.deepEqual(readAnalysisSettings(p).user.texels, { inputTex: 'rgba16float' });
+      const raw: RawSettings = { gpu: undefined, customGpus: undefined, bindings: undefined, kernelLenses: undefined, loopLenses: undefined, diagnostics: undefined,
+        dtypes: { inputTex: 'rgba8unorm', outTex: 'rg11b10ufloat', a_ptr: 'bf16', bad: 'rgba9unorm' } };
+      const s = readSettings(raw);
+      assert.deepEqual(s.dtypes, { a_ptr: 'bf16' });
+      assert.deepEqual(s.texels, { inputTex: 'rgba8unorm', outTex: 'rg11b10ufloat' });
+      assert.equal(s.errors.length, 1);
+      assert.match(s.errors[0], /rooflineLens\.dtypes\["bad"\]: unknown element type/);
     });
 
     it('the dispatch found in the host file is a launch binding; --grid overrides it', async () => {
