@@ -254,6 +254,31 @@ describe('WGSL frontend', () => {
     });
   });
 
+  describe('shaders built by host functions (P12)', () => {
+    it('keep the builder\'s parameters as symbols to bind', async () => {
+      const r = await analyzeFile(path.join(FIXTURES, 'shader_from_function.ts'), { set: {} });
+      const byName = Object.fromEntries(r.kernels.map((k) => [k.name, k]));
+      assert.deepEqual(Object.keys(byName).sort(), ['fill', 'relu4', 'scale', 'sum_rows']);
+      assert.deepEqual(byName.sum_rows.unbound, ['cols']);
+      assert.deepEqual(byName.fill.unbound, ['n_param']);
+      assert.equal(byName.scale.bindingSources.wg.source, 'define');
+      const bound = await analyzeFile(path.join(FIXTURES, 'shader_from_function.ts'), { set: { wg: 128, cols: 10, n_param: 16 } });
+      const scale = bound.kernels.find((k) => k.name === 'scale')!;
+      assert.equal(scale.perUnit.flops, 128);
+      assert.equal(bound.kernels.find((k) => k.name === 'sum_rows')!.perUnit.flops, 64 * 10);
+    });
+
+    it('a file of many nested arrow functions is scanned in bounded time', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const src = `const f = ${Array.from({ length: 20000 }, (_, i) => `(a${i}) =>`).join(' ')} 1;\n`;
+      const t0 = Date.now();
+      const r = analyzeSource(src, parsers, { gpu, path: 'arrows/many.js' });
+      assert.ok(Date.now() - t0 < 20000, `took ${Date.now() - t0} ms`);
+      assert.equal(r.kernels.length, 0);
+    });
+  });
+
   describe('JS/TS lexer', () => {
     const kinds = (src: string) => lexJs(src).map((t) => `${t.kind}:${t.text}`);
 

@@ -38,6 +38,9 @@ export const MESSAGES = {
   interpolation: d('warning', (expr: string) =>
     `embedded WGSL skipped: cannot resolve the interpolation ${bt('${' + expr + '}')} (only consts declared in this file with a literal value are substituted)`),
   unresolvedCode: d('info', (what: string) => `createShaderModule code ${bt(what)} is not a literal in this file: not analysed`),
+  shaderFromName: d('info', (name: string) => `WGSL held in ${bt(name)} is analysed as written (interpolations in it are resolved from this file only)`),
+  interpolationParam: d('info', (expr: string, param: string, symbol: string) =>
+    `the interpolation ${bt('${' + expr + '}')} uses ${bt(param)}, a parameter of the function that builds the shader: kept as the symbol ${bt(symbol)}; bind it with --set ${symbol}=…`),
   shaderFromFunction: d('info', (fn: string) => `WGSL returned by ${bt(fn + '()')} is analysed as written (interpolations in it are resolved from this file only)`),
   skippedElementwise: d('warning', (name: string, decorator: string) =>
     `${bt(name)} is a ${bt('@' + decorator)} element function (the library generates its kernel at run time): not analysed as a kernel`),

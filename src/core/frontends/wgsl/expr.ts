@@ -7,7 +7,7 @@
  * and constant arithmetic builds symbolic values and costs nothing.
  */
 import type { ExpressionElem } from 'wesl/core';
-import { num, sym } from '../../sym/expr';
+import { freeSymbols, num, printExpr, sym, type Expr } from '../../sym/expr';
 import { combine, compare, logical, matrixFlops, mulType, negate, lift1 } from './arith';
 import type { TypeResolver } from './module';
 import type { WgslState } from './state';
@@ -150,8 +150,12 @@ function constDecl(st: WgslState, name: string, init: ExpressionElem | undefined
   const type = typeRef ? st.types.resolve(typeRef) : v.type;
   const value = v.fn?.(st.env);
   // Without a finite value the const is opaque: keeping its evaluation closure would make a
-  // chain of consts that use each other twice (`const B = A * A;`) re-evaluate 2^n times.
-  if (value === undefined || !Number.isFinite(value)) return { ...opaqueVal(type.k === 'scalar' ? type : UNKNOWN, 0), type };
+  // chain of consts that use each other twice (`const B = A * A;`) re-evaluate 2^n times. A small
+  // symbolic value over unbound overrides is kept without the closure (`const n: u32 = N;` stays `N`).
+  if (value === undefined || !Number.isFinite(value)) {
+    if (value === undefined && v.sym && isConst(v) && type.k === 'scalar' && smallExpr(v.sym)) return { type, deps: 0, sym: v.sym, range: v.range };
+    return { ...opaqueVal(type.k === 'scalar' ? type : UNKNOWN, 0), type };
+  }
   if (type.k !== 'scalar') return { ...v, type };
   if (!isIntKind(type.s)) return constVal(type, num(value), st.env);
   st.bind(name, value, 'define', `const (line ${st.lineOf(at)})`);
@@ -165,6 +169,11 @@ function overrideDecl(st: WgslState, name: string, init: ExpressionElem | undefi
   const isBool = type.k === 'scalar' && type.s === 'bool';
   if (dflt !== undefined) st.bind(name, isBool ? dflt !== 0 : dflt, 'define', `override default (line ${st.lineOf(at)})`);
   return constVal(type.k === 'scalar' && type.s === 'ai' ? U32 : type, sym(name), st.env);
+}
+
+/** A symbolic value small enough to carry along (a const chain must not grow it without bound). */
+function smallExpr(e: Expr): boolean {
+  return freeSymbols(e).size <= 4 && printExpr(e).length <= 80;
 }
 
 function hexFloat(s: string): number {
