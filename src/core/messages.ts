@@ -74,6 +74,8 @@ export const MESSAGES = {
     `unknown call ${bt(name)}: counted as 0 FLOPs and 0 bytes (its result keeps the shape of its arguments, so the arithmetic around it still counts); ${fix}`, 'flops'),
   unknownPointerCall: d('warning', (name: string, fix: string) =>
     `unknown call ${bt(name)} takes a pointer: its loads, stores and FLOPs are not counted; ${fix}`, 'all'),
+  unknownType: d('warning', (name: string, type: string) =>
+    `${bt(name)} has a type this file does not fully define (${bt(type)}; an #import?): its reads and writes count 4 B per element`, 'bytes'),
   unknownTexture: d('warning', (call: string, what: string) =>
     `${bt(call)} on ${bt(what)}: not a texture the analysis can follow (a module-scope texture, a binding_array element, a texel_buffer); its texels are not counted`, 'bytes'),
   unknownMember: d('warning', (what: string) => `member ${bt(what)} of a value the analysis does not know: counted as 0`, 'flops'),

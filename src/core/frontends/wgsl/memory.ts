@@ -9,7 +9,7 @@ import type { ExpressionElem, FunctionCallExpression } from 'wesl/core';
 import type { MemorySpace } from '../../ir';
 import { num, sym, type Expr } from '../../sym/expr';
 import type { WgslState } from './state';
-import { dtypeOf, scalarForDtype, sizeOf, strideOf, typeName, U32, withScalar } from './types';
+import { dtypeOf, scalarForDtype, sizeOf, strideOf, typeName, U32, withScalar, type WType } from './types';
 import { DEP, indexPlace, joinDeps, memberPlace, opaqueVal, uniformValue, valueIndex, valueMember, valueType, type Place, type Val } from './values';
 
 export const ATOMIC_RMW = new Set(['atomicAdd', 'atomicSub', 'atomicMax', 'atomicMin', 'atomicAnd', 'atomicOr', 'atomicXor']);
@@ -54,6 +54,8 @@ export function globalPlace(st: WgslState, name: string): Place | undefined {
   const space = tmpl[0] ?? 'handle';
   const access = tmpl[1] ?? (space === 'storage' ? 'read' : 'read_write');
   let type = st.types.resolve(g.name.typeRef);
+  // A type from elsewhere (`#import`) has no layout here: its accesses would count a guessed 4 B.
+  if (space === 'storage' && hasUnknown(type)) st.notes.say('unknownType', st.lineOf(g.start), name, g.name.typeRef ? st.text(g.name.typeRef) : '?');
   const f = st.user.texels?.[name];
   if (f !== undefined && space === 'storage') st.notes.say('dtypeIgnored', st.lineOf(g.start), name, f);
   const d = st.user.dtypes[name];
@@ -63,6 +65,14 @@ export function globalPlace(st: WgslState, name: string): Place | undefined {
     else st.notes.say('dtypeIgnored', st.lineOf(g.start), name, d);
   }
   return { root: { kind: 'global', name, space, access }, type, path: name, symName: name, steps: [], outerIndex: undefined, outerArray: undefined };
+}
+
+/** Whether a type has a part the analysis could not resolve (no size). */
+function hasUnknown(t: WType): boolean {
+  if (t.k === 'unknown') return true;
+  if (t.k === 'array') return hasUnknown(t.elem);
+  if (t.k === 'struct') return t.members.some((m) => hasUnknown(m.type));
+  return false;
 }
 
 /** Reads a place: a load event for memory, the tracked value for locals. */
