@@ -11,7 +11,7 @@ import { add, mul, num, sym, type Expr } from '../../sym/expr';
 import { builtinName, findAttribute } from './module';
 import type { Frame, WgslState } from './state';
 import { U32, UNKNOWN, type WType } from './types';
-import { DEP, isConst, opaqueVal, uniformValue, upTo, vector, type Val } from './values';
+import { constVal, DEP, isConst, opaqueVal, uniformValue, upTo, vector, type Val } from './values';
 
 const COMPONENTS = 'xyzw';
 
@@ -51,16 +51,21 @@ function entryInput(st: WgslState, attrs: FnElem['params'][number]['attributes']
 function builtinInput(st: WgslState, name: string, type: WType): Val {
   const nw = (c: number) => sym(`num_workgroups.${COMPONENTS[c]}`);
   const comp = (v: Omit<Val, 'type'>): Val => ({ type: U32, ...v });
+  const localId = (c: number, w: Expr): Val =>
+    comp({ deps: DEP.LID, sym: sym(`@lid.${COMPONENTS[c]}`), range: upTo(w), fn: (env) => env.get(`@lid.${COMPONENTS[c]}`), lid: COMPONENTS[c] as 'x' | 'y' | 'z' });
+  const single = (c: number) => st.env.get(`num_workgroups.${COMPONENTS[c]}`) === 1;
   switch (name) {
     // Ids are symbols (`@lid.x`, `@wid.x`): loop headers that start at them are counted by the engine's rules.
     case 'local_invocation_id':
-      return vector(st.wg.map((w, c) => comp({ deps: DEP.LID, sym: sym(`@lid.${COMPONENTS[c]}`), range: upTo(w), fn: (env) => env.get(`@lid.${COMPONENTS[c]}`), lid: COMPONENTS[c] as 'x' | 'y' | 'z' })));
+      return vector(st.wg.map((w, c) => localId(c, w)));
     case 'local_invocation_index':
       return { type: U32, deps: DEP.LID, sym: sym('@lidx'), range: upTo(mul(...st.wg)), fn: (env) => env.get('@lidx'), lid: 'idx' };
+    // With one workgroup along a dimension (a dispatch of 1 there), the global id is the local id
+    // and the workgroup id is 0: `if (global_id.x == 0u)` then selects invocations, not units.
     case 'global_invocation_id':
-      return vector(st.wg.map((w, c) => comp({ deps: DEP.GID, sym: add(mul(sym(`@wid.${COMPONENTS[c]}`), w), sym(`@lid.${COMPONENTS[c]}`)), range: upTo(mul(nw(c), w)) })));
+      return vector(st.wg.map((w, c) => (single(c) ? localId(c, w) : comp({ deps: DEP.GID, sym: add(mul(sym(`@wid.${COMPONENTS[c]}`), w), sym(`@lid.${COMPONENTS[c]}`)), range: upTo(mul(nw(c), w)) }))));
     case 'workgroup_id':
-      return vector(st.wg.map((_, c) => comp({ deps: DEP.WID, sym: sym(`@wid.${COMPONENTS[c]}`), range: upTo(nw(c)) })));
+      return vector(st.wg.map((_, c) => (single(c) ? constVal(U32, num(0), st.env) : comp({ deps: DEP.WID, sym: sym(`@wid.${COMPONENTS[c]}`), range: upTo(nw(c)) }))));
     case 'num_workgroups':
       return vector([0, 1, 2].map((c) => uniformValue(U32, `num_workgroups.${COMPONENTS[c]}`, st.env)));
     case 'subgroup_size':
