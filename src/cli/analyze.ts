@@ -38,9 +38,10 @@ export interface AnalysisSettings {
 /** The GPUs and user bindings of an analysing command. */
 export function readAnalysisSettings(p: ParsedOptions): AnalysisSettings {
   const custom = loadGpuFiles(p.options.get('--gpu-file') ?? []);
+  const { dtypes, texels } = readDtypes(p.options.get('--dtype') ?? []);
   return {
     gpus: selectGpus(list(p, '--gpu'), custom),
-    user: { set: readSets(p.options.get('--set') ?? []), dtypes: readDtypes(p.options.get('--dtype') ?? []), grid: readGrid(last(p, '--grid')) },
+    user: { set: readSets(p.options.get('--set') ?? []), dtypes, ...(Object.keys(texels).length ? { texels } : {}), grid: readGrid(last(p, '--grid')) },
   };
 }
 
