@@ -17,9 +17,10 @@ import type { FileInfo, FnDef, MacroDef } from './file';
 import { Footprints } from './footprint';
 import { IndexSyms } from './indexsyms';
 import { brief, lineOf, type Node } from './syntax';
-import { isFloatTy, lanesOf, sizeOf, type Ty } from './types';
+import { isFloatTy, lanesOf, sizeOf, structDtype, type Ty } from './types';
 import type { Cond } from '../../engine/cond';
 import type { Ptr, Val } from './values';
+import type { LRef } from './expr';
 
 /** A variable: its declared type and current abstract value, or a reference to memory. */
 export interface Cell {
@@ -57,6 +58,8 @@ export interface Frame {
   returned: boolean;
   /** The struct value a method runs on. */
   self?: Val;
+  /** Where that struct lives, when it has a place (memory, a variable): members named in the method are read there. */
+  selfRef?: LRef;
 }
 
 /** The threads of the block that execute the current code. */
@@ -239,7 +242,9 @@ export class Interp {
     if (ptr.space === 'local' || this.silent > 0 || this.host) return;
     const lanes = lanesOf(view);
     const elemBytes = sizeOf(view) / lanes;
-    const dtype: Dtype = view.k === 'num' || view.k === 'frag' ? view.dtype : elemBytes === 1 ? 'int8' : 'int32';
+    if (view.k === 'struct' && view.name !== 'dim3' && !view.layout?.complete && ptr.space === 'global')
+      this.say('structLayoutUnknown', n, view.name, view.layout?.unknown ? '`' + view.layout.unknown + '`' : 'it');
+    const dtype: Dtype = view.k === 'num' || view.k === 'frag' ? view.dtype : view.k === 'struct' ? structDtype(view) : view.k === 'ptr' ? 'int64' : elemBytes === 1 ? 'int8' : 'int32';
     const elems = perWarp ? mul(this.warps(), perWarp.elems) : mul(this.threads(), num(lanes));
     this.push({
       kind,
