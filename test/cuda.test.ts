@@ -368,4 +368,43 @@ describe('CUDA structs, references, __CUDA_ARCH__, textures (issue 13: P8, P9, N
     assert.equal(k.perUnit.flops, 128);
     assert.equal(k.complete, true);
   });
+
+  it('an out-of-range test (`if (x >= n) valid = false;`) is false on the interior path, so the guarded store counts', async () => {
+    const file = tempKernel(
+      'valid.cu',
+      [
+        '__global__ void k(float* out, const float* in, int nx, int ny) {',
+        '  int x = blockIdx.x * blockDim.x + threadIdx.x;',
+        '  int y = blockIdx.y * blockDim.y + threadIdx.y;',
+        '  bool valid = true;',
+        '  if (x >= nx || y >= ny) valid = false;',
+        '  float v = 0.0f;',
+        '  if (x >= nx) { v = 1.0f; } else { v = in[y * nx + x] * 2.0f; }',
+        '  if (valid) out[y * nx + x] = v;',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 16, 'blockDim.y': 16 } }), 'k');
+    // The else arm of `x >= nx` (in range) runs: a load and a product; `valid` stays true: the store counts.
+    assert.deepEqual(k.perUnit, { flops: 256, loadBytes: 1024, storeBytes: 1024 });
+  });
+
+  it('conversions written as calls: `uint(x)`, and `(T)(x)` with T a typedef from a header, are casts, not unknown calls', async () => {
+    const file = tempKernel(
+      'casts.cu',
+      [
+        '#include "types.h"',
+        '__global__ void k(unsigned int* out, const float* a, float* b) {',
+        '  int i = threadIdx.x;',
+        '  out[i] = uint(a[i] * 255.0f);',
+        '  b[i] = (floatX)(a[i] + 1.0f);',
+        '}',
+      ].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 32 } });
+    const k = kernel(r, 'k');
+    assert.ok(!r.diagnostics.some((d) => d.code === 'unknownCall'), JSON.stringify(r.diagnostics));
+    assert.deepEqual(k.perUnit, { flops: 64, loadBytes: 256, storeBytes: 256 });
+    assert.equal(k.complete, true);
+  });
 });

@@ -16,8 +16,8 @@ import { unknownCall as reportUnknownCall } from '../../engine/calls';
 import { Scope, type Interp } from './state';
 import { execStmt } from './stmt';
 import { brief, named, type Node } from './syntax';
-import { baseType, descriptorType, structType, unwrapDeclarator } from './typesyn';
-import { DOUBLE, FLOAT, INT, isFloatTy, lanesOf, numTy, sizeOf, tyName, UNKNOWN, type FragTy, type Ty } from './types';
+import { baseType, descriptorType, structType, typeName, unwrapDeclarator } from './typesyn';
+import { BOOL, DOUBLE, FLOAT, INT, isFloatTy, lanesOf, numTy, sizeOf, tyName, UNKNOWN, type FragTy, type Ty } from './types';
 import { intVal, unknownVal, type Val } from './values';
 
 interface Callee {
@@ -25,6 +25,9 @@ interface Callee {
   name: string;
   targs: Node[];
 }
+
+/** Half and bfloat16 comparisons of cuda_fp16.h / cuda_bf16.h (`__hgt`, `__hltu`, `__hgt2`, `__hbgt2`). */
+const HALF_COMPARE = /^__hb?(eq|ne|lt|le|gt|ge)u?2?$/;
 
 const CASTS = new Set(['static_cast', 'reinterpret_cast', 'const_cast', 'dynamic_cast', 'bit_cast', '__builtin_bit_cast']);
 
@@ -61,6 +64,8 @@ export function evalCall(st: Interp, n: Node): Val {
     const ty = baseType(st, fn);
     if (ty.k === 'num') return convert(evalExpr(st, args[0] ?? null), ty);
   }
+  const cast = castType(st, fn, n);
+  if (cast && args.length === 1) return convert(evalExpr(st, args[0]), cast);
   const defs = (st.file.functions.get(c.name) ?? []).filter((d) => !d.isGlobal && d.body);
   const def = pickOverload(defs, args.length);
   if (def) return inlineCall(st, def, args, c.targs, n);
@@ -71,6 +76,24 @@ export function evalCall(st: Interp, n: Node): Val {
     return { ty: structType(st, s, targs), konst: false, data: vals.some((v) => v.data), obj: { kind: 'struct' } };
   }
   return intrinsic(st, c, args, n);
+}
+
+/**
+ * A call that is really a conversion: `uint(x)` (a type name used as a
+ * function), or `(floatX)(x)` — a C-style cast the grammar reads as a call,
+ * to a type the file does not define (a typedef from a header): the value
+ * keeps its own type then.
+ */
+function castType(st: Interp, fn: Node, n: Node): Ty | undefined {
+  const isName = (x: Node) =>
+    x.type === 'identifier' && !st.frame.scope.lookup(x.text) && !st.file.functions.has(x.text) && !st.file.globals.has(x.text) && !st.file.macro(x.text, sitePos(st, n));
+  if (fn.type === 'identifier' && isName(fn)) {
+    const ty = typeName(st, fn.text);
+    return ty.k === 'num' ? ty : undefined;
+  }
+  const inner = fn.type === 'parenthesized_expression' ? named(fn)[0] : undefined;
+  if (inner && isName(inner)) return typeName(st, inner.text);
+  return undefined;
 }
 
 /** A macro used where a place is needed: `FETCH_FLOAT4(As[i]) = …`. */
@@ -280,6 +303,12 @@ function intrinsic(st: Interp, c: Callee, args: Node[], n: Node): Val {
   const name = c.name;
   const conv = conversionType(name);
   if (conv) return conversion(st, conv, args);
+  if (HALF_COMPARE.test(name)) {
+    // `__hgt(a, b)`, `__hlt2(a, b)`: comparisons (0 FLOPs); the 2-lane forms return a half2 mask.
+    const vs = args.map((a) => evalExpr(st, a));
+    const cond = vs[0]?.e && vs[1]?.e ? undefined : { k: 'opaque' as const, text: brief(n, 40) };
+    return { ty: /2$/.test(name) && !name.startsWith('__hb') ? numTy('fp16', 2, 'half2') : BOOL, konst: vs.every((v) => v.konst), data: vs.some((v) => v.data), ...(cond ? { cond } : {}) };
+  }
   if (VOTES.has(name)) {
     const vs = args.map((a) => evalExpr(st, a));
     return { ty: INT, konst: false, data: vs.some((v) => v.data) || name.includes('sync') };
