@@ -407,4 +407,35 @@ describe('CUDA structs, references, __CUDA_ARCH__, textures (issue 13: P8, P9, N
     assert.deepEqual(k.perUnit, { flops: 64, loadBytes: 256, storeBytes: 256 });
     assert.equal(k.complete, true);
   });
+
+  it('memcpy_async: per thread (`cuda::memcpy_async`) or once per group (`cg::memcpy_async`), a global load and a shared store', async () => {
+    const file = tempKernel(
+      'memcpy_async.cu',
+      [
+        '#include <cooperative_groups.h>',
+        '#include <cuda/pipeline>',
+        'namespace cg = cooperative_groups;',
+        '__global__ void stage(const float4* x, float* out) {',
+        '  __shared__ float4 a[256];',
+        '  __shared__ float b[256];',
+        '  auto block = cg::this_thread_block();',
+        '  auto warp = cg::tiled_partition<32>(block);',
+        '  auto pipe = cuda::make_pipeline();',
+        '  const auto shape = cuda::aligned_size_t<alignof(float4)>(sizeof(float4));',
+        '  pipe.producer_acquire();',
+        '  cuda::memcpy_async(&a[threadIdx.x], &x[blockIdx.x * 256 + threadIdx.x], shape, pipe);',
+        '  pipe.producer_commit();',
+        '  cg::memcpy_async(warp, &b[warp.meta_group_rank() * 32], (const float*)x + blockIdx.x * 256, cuda::aligned_size_t<16>{32 * sizeof(float)});',
+        '  cg::wait(block);',
+        '  out[blockIdx.x * 256 + threadIdx.x] = a[threadIdx.x].x + b[threadIdx.x];',
+        '}',
+      ].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 256 } });
+    const k = kernel(r, 'stage');
+    // 256 threads × 16 B, then 8 warps × 128 B (one copy per warp).
+    assert.equal(k.perUnit.loadBytes, 256 * 16 + 8 * 128);
+    assert.equal(k.perUnit.storeBytes, 256 * 4);
+    assert.equal(k.complete, true, JSON.stringify(r.diagnostics));
+  });
 });

@@ -26,6 +26,9 @@ interface Callee {
   targs: Node[];
 }
 
+/** Methods of `cuda::pipeline` and `cuda::barrier` (synchronisation only). */
+const SYNC_METHODS = new Set(['producer_acquire', 'producer_commit', 'consumer_wait', 'consumer_release', 'arrive_and_wait', 'arrive_and_drop', 'quit']);
+
 /** Half and bfloat16 comparisons of cuda_fp16.h / cuda_bf16.h (`__hgt`, `__hltu`, `__hgt2`, `__hbgt2`). */
 const HALF_COMPARE = /^__hb?(eq|ne|lt|le|gt|ge)u?2?$/;
 
@@ -236,6 +239,11 @@ function methodCall(st: Interp, fn: Node, args: Node[], n: Node): Val {
   const def = s ? pickOverload(s.methods.get(name) ?? [], args.length) : undefined;
   if (def) return inlineCall(st, def, args, [], n, self, self.ty.k === 'struct' ? self.ty.args : undefined);
   if (self.frag || self.ty.k === 'num') return member(st, self, name, n);
+  if (SYNC_METHODS.has(name)) {
+    // `pipe.producer_acquire()`, `bar.arrive_and_wait()`: synchronisation, nothing to count.
+    for (const a of args) evalExpr(st, a);
+    return unknownVal(false);
+  }
   return unknownCall(st, `${brief(fn.childForFieldName('argument')!, 30)}.${name}`, args, n);
 }
 
@@ -336,6 +344,12 @@ function intrinsic(st: Interp, c: Callee, args: Node[], n: Node): Val {
   const special = SPECIAL_CALLS[name];
   if (special) return special(st, args, n, c);
   if (TEX_READ.test(name)) return texel(st, c, args, n, 'load');
+  if (name === 'init' && args.length === 2) {
+    // `init(&bar, count)` of a `__shared__ cuda::barrier`: synchronisation set-up.
+    const vals = args.map((a) => evalExpr(st, a));
+    if (vals[0]?.ptr?.space === 'shared') return unknownVal(false);
+    return unknownCall(st, name, [], n, vals);
+  }
   const surf = SURFACE.exec(name);
   if (surf) return texel(st, c, args, n, surf[3] === 'write' ? 'store' : 'load');
   return unknownCall(st, name, args, n);
@@ -400,6 +414,14 @@ const SPECIAL_CALLS: Record<string, Handler> = {
   dim3: (st, args) => dim3Val([0, 1, 2].map((i) => (args[i] ? (evalExpr(st, args[i]).e ?? num(1)) : num(1)))),
   __cvta_generic_to_shared: (st, args) => ({ ...evalExpr(st, args[0] ?? null), ty: numTy('int64', 1, 'size_t') }),
   __pipeline_memcpy_async: pipelineCopy,
+  memcpy_async: memcpyAsync,
+  // `cuda::aligned_size_t<16>(bytes)`: the size.
+  aligned_size_t: (st, args) => evalExpr(st, args[0] ?? null),
+  make_pipeline: () => ({ ty: { k: 'struct', name: 'cuda::pipeline', args: [] }, konst: false, data: false, obj: { kind: 'struct' } }),
+  pipeline_consumer_wait_prior: (st, args) => {
+    for (const a of args) evalExpr(st, a);
+    return unknownVal(false);
+  },
   __reduce_add_sync: (st, args, n) => {
     const v = evalExpr(st, args[1] ?? null);
     st.intOp('__reduce_add_sync', num(31), n, 32);
@@ -567,6 +589,38 @@ function cgReduce(st: Interp, args: Node[], n: Node): Val {
   return { ty: v.ty, konst: false, data: true };
 }
 
+/**
+ * `cuda::memcpy_async(dst, src, bytes, pipe)`: each calling thread copies
+ * `bytes` (a global load and a shared store, as `cp.async`);
+ * `cg::memcpy_async(group, dst, src, bytes)` / `cuda::memcpy_async(group,
+ * dst, src, bytes, barrier)`: the group copies `bytes` once, together.
+ */
+function memcpyAsync(st: Interp, args: Node[], n: Node): Val {
+  const vals = args.map((a) => evalExpr(st, a));
+  const g = vals[0]?.obj && vals[0].obj.kind !== 'struct' && vals[0].obj.kind !== 'dim3' ? vals[0].obj : undefined;
+  const [dst, src, size] = g ? vals.slice(1, 4) : vals.slice(0, 3);
+  const bytes = st.value(size?.e);
+  if (!dst?.ptr || !src?.ptr || bytes === undefined || !(bytes > 0)) {
+    st.say('unknownPointerCall', n, 'memcpy_async', 'its pointers or its size could not be followed');
+    return unknownVal(false);
+  }
+  if (!g) {
+    asyncCopy(st, src.ptr, 'load', bytes, n);
+    asyncCopy(st, dst.ptr, 'store', bytes, n);
+    return unknownVal(false);
+  }
+  const group = g.kind === 'tile' ? (g.size ?? num(32)) : g.kind === 'block' ? blockThreads(st) : mul(blockThreads(st), st.dim('gridDim.x'), st.dim('gridDim.y'), st.dim('gridDim.z'));
+  for (const [p, kind] of [
+    [src.ptr, 'load'],
+    [dst.ptr, 'store'],
+  ] as const) {
+    const dtype = p.baseTy.k === 'num' ? p.baseTy.dtype : 'int8';
+    const elem = numTy(dtype);
+    st.access(kind, p, elem, n, { elems: num(Math.max(1, bytes / sizeOf(elem))), extent: num(bytes), group });
+  }
+  return unknownVal(false);
+}
+
 /** `__pipeline_memcpy_async(dst, src, bytes)`: a global load and a shared store of `bytes` per thread. */
 function pipelineCopy(st: Interp, args: Node[], n: Node): Val {
   const dst = evalExpr(st, args[0] ?? null);
@@ -580,8 +634,8 @@ function pipelineCopy(st: Interp, args: Node[], n: Node): Val {
 // ------------------------------------------------------------------ unknown calls
 
 /** A call the analysis cannot see (engine/calls.ts): 0 FLOPs, said; its result keeps its arguments' type. */
-function unknownCall(st: Interp, name: string, args: Node[], n: Node): Val {
-  const vals = args.map((a) => evalExpr(st, a));
+function unknownCall(st: Interp, name: string, args: Node[], n: Node, evaluated?: Val[]): Val {
+  const vals = evaluated ?? args.map((a) => evalExpr(st, a));
   const unseen = st.file.includes.filter((i) => !i.system).map((i) => '`#include "' + i.path + '"`');
   const shown = unseen.length > 3 ? [...unseen.slice(0, 3), `${unseen.length - 3} other header(s)`] : unseen;
   const from = shown.length > 1 ? `${shown.slice(0, -1).join(', ')} or ${shown[shown.length - 1]}` : (shown[0] ?? '');

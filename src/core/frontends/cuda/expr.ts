@@ -125,6 +125,8 @@ function evalNode(st: Interp, n: Node): Val {
       return sizeofExpr(st, n);
     case 'gnu_asm_expression':
       return evalCall(st, n);
+    case 'compound_literal_expression':
+      return compoundLiteral(st, n);
     case 'initializer_list':
     case 'argument_list':
       for (const c of named(n)) evalExpr(st, c);
@@ -806,6 +808,21 @@ function ternary(st: Interp, n: Node): Val {
 }
 
 // ------------------------------------------------------------------ conversions
+
+/**
+ * `T{v}`: a conversion of its one value (`int{x}`, `cuda::aligned_size_t<16>{bytes}`
+ * — a size wrapper, the size itself); with more values, a value of type `T`.
+ */
+function compoundLiteral(st: Interp, n: Node): Val {
+  const t = n.childForFieldName('type');
+  const items = named(n.childForFieldName('value') ?? n).filter((x) => x.type !== 'comment');
+  const vals = items.map((x) => evalExpr(st, x));
+  const name = t?.text.replace(/\s+/g, '') ?? '';
+  if (/(^|::)aligned_size_t(<|$)/.test(name)) return vals[0] ?? unknownVal();
+  const ty = t ? (t.type === 'type_descriptor' ? descriptorType(st, t) : baseType(st, t)) : UNKNOWN;
+  if (vals.length === 1 && ty.k === 'num') return convert(vals[0], ty);
+  return { ty, konst: vals.length > 0 && vals.every((v) => v.konst), data: vals.some((v) => v.data), ...(ty.k === 'struct' ? { obj: { kind: 'struct' as const } } : {}) };
+}
 
 /** Converts a value to a declared type (`float x = h[i]`, `(float4*)p`, `static_cast<int>(f)`). */
 export function convert(v: Val, ty: Ty): Val {

@@ -236,16 +236,18 @@ export class Interp {
   /**
    * A memory access through `ptr` of one value of type `view` by every
    * active thread — or, for warp-wide tile moves (`wmma`, `ldmatrix`),
-   * `perWarp.elems` elements per warp spanning `perWarp.extent` bytes.
+   * `perWarp.elems` elements per warp spanning `perWarp.extent` bytes (per
+   * `perWarp.group` threads instead, for a group-wide copy).
    */
-  access(kind: 'load' | 'store', ptr: Ptr, view: Ty, n: Node, perWarp?: { elems: Expr; extent: Expr }): void {
+  access(kind: 'load' | 'store', ptr: Ptr, view: Ty, n: Node, perWarp?: { elems: Expr; extent: Expr; group?: Expr }): void {
     if (ptr.space === 'local' || this.silent > 0 || this.host) return;
     const lanes = lanesOf(view);
     const elemBytes = sizeOf(view) / lanes;
     if (view.k === 'struct' && view.name !== 'dim3' && !view.layout?.complete && ptr.space === 'global')
       this.say('structLayoutUnknown', n, view.name, view.layout?.unknown ? '`' + view.layout.unknown + '`' : 'it');
     const dtype: Dtype = view.k === 'num' || view.k === 'frag' ? view.dtype : view.k === 'struct' ? structDtype(view) : view.k === 'ptr' ? 'int64' : elemBytes === 1 ? 'int8' : 'int32';
-    const elems = perWarp ? mul(this.warps(), perWarp.elems) : mul(this.threads(), num(lanes));
+    const groups = perWarp?.group ? cdiv(this.active.count, perWarp.group) : this.warps();
+    const elems = perWarp ? mul(groups, perWarp.elems) : mul(this.threads(), num(lanes));
     this.push({
       kind,
       space: ptr.space,
