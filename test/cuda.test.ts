@@ -438,4 +438,39 @@ describe('CUDA structs, references, __CUDA_ARCH__, textures (issue 13: P8, P9, N
     assert.equal(k.perUnit.storeBytes, 256 * 4);
     assert.equal(k.complete, true, JSON.stringify(r.diagnostics));
   });
+
+  it('cg::reduce with a combine function of the file: size − 1 applications per tile; a struct changed in a loop is not a constant after it', async () => {
+    const file = tempKernel(
+      'cgreduce.cu',
+      [
+        '#include <cooperative_groups.h>',
+        'namespace cg = cooperative_groups;',
+        'struct MaxSum { float m; float s; };',
+        '__device__ MaxSum combine(MaxSum a, MaxSum b) {',
+        '  MaxSum r;',
+        '  r.m = fmaxf(a.m, b.m);',
+        '  r.s = a.s * expf(a.m - r.m) + b.s * expf(b.m - r.m);',
+        '  return r;',
+        '}',
+        '__global__ void k(float* out, const float* x, int C) {',
+        '  cg::thread_block block = cg::this_thread_block();',
+        '  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);',
+        '  MaxSum acc;',
+        '  acc.m = -INFINITY;',
+        '  acc.s = 0.0f;',
+        '  for (int i = warp.thread_rank(); i < C; i += 32) {',
+        '    MaxSum one = { x[i], 1.0f };',
+        '    acc = combine(acc, one);',
+        '  }',
+        '  MaxSum all = cg::reduce(warp, acc, combine);',
+        '  out[threadIdx.x] = all.s;',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 64, C: 1024 } }), 'k');
+    // combine: 2 subtractions, 2 expf, 2 products, 1 add = 7 FLOPs (fmaxf is free).
+    // Loop: 64 threads × cdiv(1024, 32) = 32 trips × 7; reduce: 2 warps × 31 × 7 (acc is not the constant it started as).
+    assert.equal(k.perUnit.flops, 64 * 32 * 7 + 2 * 31 * 7);
+    assert.equal(k.perUnit.specialOps, 64 * 32 * 2 + 2 * 31 * 2);
+  });
 });

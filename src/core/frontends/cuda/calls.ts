@@ -576,7 +576,11 @@ function tiledPartition(st: Interp, args: Node[], _n: Node, c: Callee): Val {
   return { ty: { k: 'struct', name: 'cg::tile', args: [] }, konst: false, data: false, obj: { kind: 'tile', size } };
 }
 
-/** `cg::reduce(tile, v, cg::plus<T>())`: size − 1 FLOPs per tile (31 per warp); `greater`/`less` cost 0. */
+/**
+ * `cg::reduce(tile, v, cg::plus<T>())`: size − 1 FLOPs per tile (31 per
+ * warp); `greater`/`less` cost 0; a `__device__` combine function of the file
+ * is inlined once and counted size − 1 times per tile.
+ */
 function cgReduce(st: Interp, args: Node[], n: Node): Val {
   const g = evalExpr(st, args[0] ?? null);
   const v = evalExpr(st, args[1] ?? null);
@@ -585,6 +589,14 @@ function cgReduce(st: Interp, args: Node[], n: Node): Val {
   if (/plus|multiplies/.test(op) && v.ty.k === 'num') {
     if (isFloatTy(v.ty)) st.flop('warp-reduce', 'cg::reduce', v.ty.dtype, num((size - 1) * v.ty.lanes), n, { group: size });
     else st.intOp('cg::reduce', num(size - 1), n, size);
+  }
+  // A combine function of the file (`cg::reduce(warp, v, reduce_sum_max_op)`): size − 1 applications per tile.
+  const defs = args[2]?.type === 'identifier' ? (st.file.functions.get(args[2].text) ?? []).filter((d) => !d.isGlobal && d.body) : [];
+  const def = pickOverload(defs, 2);
+  if (def && args[1]) {
+    const applications = mul(cdiv(st.active.count, num(size)), num(size - 1));
+    const r = st.withActive({ conds: st.active.conds, count: applications }, () => inlineCall(st, def, [args[1], args[1]], [], n));
+    return { ...r, konst: false, data: true };
   }
   return { ty: v.ty, konst: false, data: true };
 }
