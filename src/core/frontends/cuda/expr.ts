@@ -321,7 +321,7 @@ export function loadRef(st: Interp, r: LRef, n: Node): Val {
     if (r.lost) st.say('unattributedLoad', n, brief(n, 40), LOST_FIX);
     return unknownVal();
   }
-  r = { ...r, view: withLayout(st, r.view) };
+  if (r.view.k === 'struct' && !r.view.layout) r = { ...r, view: withLayout(st, r.view) };
   st.access('load', r.ptr, r.view, n);
   const v: Val = { ty: r.view, konst: false, data: true };
   if (r.view.k === 'frag') v.frag = r.view;
@@ -378,7 +378,7 @@ export function storeRef(st: Interp, r: LRef, v: Val, n: Node): void {
     return;
   }
   if (r.k === 'mem') {
-    st.access('store', r.ptr, withLayout(st, r.view), n);
+    st.access('store', r.ptr, r.view.k === 'struct' && !r.view.layout ? withLayout(st, r.view) : r.view, n);
     return;
   }
   if (r.k === 'field') {
@@ -544,7 +544,7 @@ function implicitMember(st: Interp, name: string): boolean {
 
 function memberPlace(st: Interp, base: Place, f: string, n: Node, arg: Node): Place {
   if ('val' in base) return { val: member(st, base.val, f, n) };
-  const r = base.ref.k === 'mem' ? { ...base.ref, view: withLayout(st, base.ref.view) } : base.ref;
+  const r = base.ref.k === 'mem' && base.ref.view.k === 'struct' && !base.ref.view.layout ? { ...base.ref, view: withLayout(st, base.ref.view) } : base.ref;
   if (r.k === 'mem') {
     if (r.view.k === 'num' && r.view.lanes > 1 && COMPONENTS.includes(f)) return { ref: componentRef(r, f) };
     if (r.view.k === 'struct' && r.view.layout?.fields.has(f)) return structMember(st, r, r.view.layout, f, n);
