@@ -92,12 +92,18 @@ export const MESSAGES = {
   unknownDotShape: d('warning', (what: string) => `${bt(what)}: operands of unknown shape, its FLOPs are not counted; bind the tile sizes of its operands`, 'flops'),
   unknownDescriptor: d('warning', (name: string) =>
     `tensor descriptor ${bt(name)} has an unknown block shape: its bytes are not counted; bind it with --set ${name}.block_shape=128,64`, 'bytes'),
+  structLayoutUnknown: d('warning', (struct: string, what: string) =>
+    `the layout of ${bt(struct)} is not known here (${what} is defined in a file the analysis does not read): the bytes of this access are not counted exactly`, 'bytes'),
   lambda: d('warning', () => `lambda expressions are not analysed: counted as 0`, 'all'),
   rangeFor: d('warning', () => `range-based ${bt('for')} is not analysed: its body is counted once`, 'all'),
   inlineAsm: d('warning', (what: string) => `inline assembly ${bt(what)} is not analysed: counted as 0`, 'all'),
   fragmentUnknown: d('warning', (what: string) => `${bt(what)} on a fragment or pointer the analysis cannot follow: counted as 0`, 'all'),
   ppUnknown: d('info', (cond: string) => `${bt('#if ' + cond)} cannot be evaluated: the ${bt('#if')} branch is analysed`),
   ppUndefined: d('info', (name: string) => `${bt('#if')} uses ${bt(name)}, which this file does not define: taken as 0 (set it with --set ${name}=…)`),
+  cudaArch: d('info', (value: number, from: string) =>
+    `${bt('__CUDA_ARCH__')} is ${value} (${from}, the selected GPU): the device code for that architecture is analysed; set another with --set __CUDA_ARCH__=…`),
+  cudaArchUnknown: d('warning', (gpu: string, cond: string) =>
+    `${bt('__CUDA_ARCH__')} has no value for ${gpu}: ${bt('#if ' + cond)} cannot be decided and its first branch is analysed; set the target with --set __CUDA_ARCH__=800 (sm_80) or pick an NVIDIA GPU with --gpu`),
   recursion: d('warning', (name: string) => `recursive call to ${bt(name)} not inlined: counted as 0`, 'all'),
   depthLimit: d('warning', (what: string) => `${what} nested too deeply to follow: counted as 0`, 'all'),
   budget: d('warning', () => `the file-level analysis stopped at its budget: later kernels or launches may be missing`),
@@ -194,6 +200,8 @@ export const ASSUMPTIONS = {
   namedMath: (name: string, what: string) => `${bt(name)} counted as the math function its name says (${what})`,
   autotuneFirst: () => 'tile sizes from the first autotune config (autotuning may pick another)',
   pointerNonNull: () => 'pointer arguments assumed non-null',
+  texelCuda: (call: string, name: string, bytes: number, type: string) =>
+    `${bt(call)} on ${bt(name)}: one texel of ${type} (${bytes} B) per thread, a global ${call.includes('write') ? 'store' : 'load'} (filtering costs 0; set the texel type with --dtype ${name}=…)`,
   subgroup32: () => 'subgroup reductions assume 32-wide subgroups: 31 operations per subgroup',
   textureFormat: (name: string) =>
     `texel format of ${bt(name)} is not in its WGSL type: assumed rgba8unorm (4 B per texel); set it with --dtype ${name}=rgba16float (8 B) or =rgba32float (16 B)`,
