@@ -70,10 +70,14 @@ const MESSAGE_SAMPLES: MessageSamples = {
   internal: ['TypeError: cannot read properties of null'],
   unreadable: ['k.cu', 'EACCES'],
   notAnalysed: ['binary file'],
+  structLayoutUnknown: ['Particle', 'Particle'],
+  cudaArch: [900, 'sm_90'],
+  cudaArchUnknown: ['MI300X', '__CUDA_ARCH__ >= 800'],
 };
 
 const ASSUMPTION_SAMPLES: AssumptionSamples = {
   interiorTile: [],
+  texelCuda: ['tex2D', 'texRef', 4, 'float'],
   earlyExit: ['if pid >= n: return', 12],
   branchTaken: ['if x > 0', 14],
   costlierArm: ['if x > 0 … else', 14],
