@@ -150,7 +150,7 @@ describe('architecture', function () {
       // format.ts is imported by render.ts; make it import render.ts back.
       const bad = copy(g);
       bad.get(abs('core/report/format.ts'))!.add(abs('core/report/render.ts'));
-      assert.match(cycleProblems(bad).join('\n'), /import cycle among 2 file\(s\): core\/report\/format\.ts, core\/report\/render\.ts/);
+      assert.match(cycleProblems(bad).join('\n'), /import cycle among \d+ file\(s\): core\/report\/format\.ts, (core\/report\/[a-z]+\.ts, )*core\/report\/render\.ts/);
       // A second way through analyze.ts is not forgiven either.
       const viaAnalyze = copy(g);
       viaAnalyze.get(abs('core/model/roofline.ts'))!.add(abs(ANALYZE));

@@ -67,6 +67,8 @@ export interface Expectation {
   op: '=' | '~';
   value: unknown;
   line: number;
+  /** `expect-pipeline: forward.total.flops = …`: a path into the pipeline of that name. */
+  pipeline?: boolean;
 }
 
 export interface FixtureSpec {
@@ -149,7 +151,7 @@ export function readSpec(source: string): FixtureSpec {
   const spec: FixtureSpec = { args: {}, expects: [], diagnostics: [], derives: [] };
   const lines = source.split('\n');
   lines.forEach((raw, i) => {
-    const m = /^\s*(?:#|\/\/|\*)\s*(args|expect|expect-diagnostic|expect-kernels|derive):\s*(.*)$/.exec(raw);
+    const m = /^\s*(?:#|\/\/|\*)\s*(args|expect|expect-pipeline|expect-diagnostic|expect-kernels|derive):\s*(.*)$/.exec(raw);
     if (!m) return;
     const [, kind, rest] = m;
     if (kind === 'derive') {
@@ -167,7 +169,7 @@ export function readSpec(source: string): FixtureSpec {
       } catch {
         throw new Error(`bad expect value on line ${i + 1}: ${e[4]}`);
       }
-      spec.expects.push({ kernel: e[1], path: e[2], op: e[3] as '=' | '~', value, line: i + 1 });
+      spec.expects.push({ kernel: e[1], path: e[2], op: e[3] as '=' | '~', value, line: i + 1, ...(kind === 'expect-pipeline' ? { pipeline: true } : {}) });
     }
   });
   return spec;
@@ -213,8 +215,8 @@ export async function check(file: string): Promise<FileReport> {
   }
   if (spec.kernels !== undefined) assert.equal(report.kernels.length, spec.kernels, `${where}: number of kernels`);
   for (const e of spec.expects) {
-    const k = report.kernels.find((x) => x.name === e.kernel);
-    assert.ok(k, `${where}:${e.line}: kernel ${e.kernel} not found (have ${report.kernels.map((x) => x.name).join(', ')}); diagnostics: ${JSON.stringify(report.diagnostics)}`);
+    const k = e.pipeline ? report.pipelines?.find((x) => x.name === e.kernel) : report.kernels.find((x) => x.name === e.kernel);
+    assert.ok(k, `${where}:${e.line}: ${e.pipeline ? 'pipeline' : 'kernel'} ${e.kernel} not found (have ${report.kernels.map((x) => x.name).join(', ')}); diagnostics: ${JSON.stringify(report.diagnostics)}`);
     const actual = get(k, e.path);
     const ctx = `${where}:${e.line}: ${e.kernel}.${e.path}`;
     if (e.op === '~') {

@@ -115,11 +115,27 @@ describe('extension: CodeLens titles', () => {
     assert.equal(lens.title, 'AI 0.5 FLOP/B · memory-bound (DRAM) · A100 SXM 80GB · 4.09 kFLOP / 8.19 kB per program');
   });
 
-  it('an unknown K reads "AI ? · bind K" and binds K when clicked; units-only symbols are not asked for', () => {
+  it('an unknown K shows the K-loop steady state with a "bind K" lens; units-only symbols are not asked for', () => {
     const k = analyse('matmul.py');
     assert.deepEqual(k.unbound, ['K', 'M', 'N']);
     assert.deepEqual(blockingSymbols(k), ['K']);
-    assert.deepEqual(kernelLenses(k, H100.name, 8), [{ line: 8, title: 'AI ? · bind K', action: { kind: 'bind', symbol: 'K' } }]);
+    assert.deepEqual(kernelLenses(k, H100.name, 8), [
+      { line: 8, title: 'AI ≈ 32 FLOP/B · K-loop steady state (K unbound) · memory-bound (DRAM) · H100 SXM', action: { kind: 'panel' } },
+      { line: 8, title: 'bind K', action: { kind: 'bind', symbol: 'K' } },
+    ]);
+  });
+
+  it('an incomplete kernel shows its numbers as bounds and says what was not counted', () => {
+    const k = kernel({
+      complete: false,
+      incompleteReasons: ['unknownCall', 'unattributedStore'],
+      incompleteCounts: { unknownCall: 2, unattributedStore: 1 },
+      bounds: { flops: 'lower', bytes: 'lower', arithmeticIntensity: 'unknown' },
+      status: 'incomplete',
+    });
+    assert.equal(kernelLenses(k, 'GPU')[0].title, 'AI 1 FLOP/B · memory-bound (DRAM) · GPU · ≥ 1 kFLOP / ≥ 1 kB per program · incomplete: 2 unknown calls, 1 store not counted');
+    const lower = kernel({ complete: false, incompleteReasons: ['unknownCall'], incompleteCounts: { unknownCall: 1 }, bounds: { flops: 'lower', bytes: 'exact', arithmeticIntensity: 'lower' }, status: 'incomplete' });
+    assert.equal(kernelLenses(lower, 'GPU')[0].title, 'AI ≥ 1 FLOP/B · memory-bound (DRAM)? · GPU · ≥ 1 kFLOP / 1 kB per program · incomplete: 1 unknown call');
   });
 
   it('several blocking symbols give one "bind" lens each', () => {

@@ -26,7 +26,9 @@ import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache } from './parsers';
 import { clearCudaCache, cudaFrontend } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
-import type { Frontend, UserInputs } from './frontend';
+import type { Frontend, LaunchInputs, UserInputs } from './frontend';
+import { buildPipeline, type LaunchAnalysis } from './pipeline/pipeline';
+import type { PipelineReport } from './report/types';
 
 export type { BindingValue, Frontend, FrontendContext, UserInputs } from './frontend';
 
@@ -58,6 +60,13 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
    */
   focus?: { startLine: number; endLine: number };
 }
+
+/**
+ * With a wall-clock safety net, a parse may take at least this long: a full
+ * parse cannot be sliced, is linear in the file's size, and giving up on it
+ * under load would make the same file's results depend on the machine.
+ */
+const PARSE_SAFETY_MS = 3000;
 
 /** Forgets every cached tree and kernel (the next analysis is cold). */
 export function clearCaches(): void {
@@ -109,10 +118,16 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     return report;
   }
   const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid, ...(opts.texels ? { texels: opts.texels } : {}) };
-  const budget = new Budget({ hardMs: opts.budgetMs, sliceMs: opts.sliceMs, parseMs: opts.parseMs ?? opts.budgetMs, kernelSteps: opts.kernelSteps, focus: opts.focus });
+  const budget = new Budget({
+    hardMs: opts.budgetMs,
+    sliceMs: opts.sliceMs,
+    parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)),
+    kernelSteps: opts.kernelSteps,
+    focus: opts.focus,
+  });
   let ir: FileIR;
   try {
-    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path });
+    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu });
   } catch (e) {
     report.diagnostics.push(say('internal', 1, `in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
     return report;
@@ -137,7 +152,41 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     if (done.report) report.kernels.push(done.report);
   }
   report.diagnostics = dedupe(report.diagnostics);
+  if (ir.pipelines?.length && !ir.incomplete) report.pipelines = pipelinesOf(ir, source, parsers, opts, user, language, path, lines);
   return report;
+}
+
+/** Each pipeline launch analysed by the frontend with the launch's own inputs (cached by the frontend's kernel cache). */
+function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: AnalyzeOptions, user: UserInputs, language: Language, path: string, lines: () => string[]): PipelineReport[] {
+  const memo = new Map<string, LaunchAnalysis>();
+  const pragmas = readPragmas(source);
+  const analyse = (inputs: LaunchInputs): LaunchAnalysis => {
+    const key = JSON.stringify(inputs);
+    const hit = memo.get(key);
+    if (hit) return hit;
+    let out: LaunchAnalysis;
+    try {
+      const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
+      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path });
+      const k = one.kernels.find((x) => x.name === inputs.kernel);
+      if (!k) out = { report: undefined, footprints: [], why: `kernel \`${inputs.kernel}\` not found in this file` };
+      else {
+        let per = reports.get(k);
+        let done = per?.get(opts.gpu);
+        if (!done) {
+          done = reportKernel(k, () => kernelText(lines, source, k), opts.gpu);
+          if (!per) reports.set(k, (per = new Map()));
+          per.set(opts.gpu, done);
+        }
+        out = { report: done.report, footprints: k.footprints, ...(done.report ? {} : { why: 'the analysis of the kernel failed' }) };
+      }
+    } catch (e) {
+      out = { report: undefined, footprints: [], why: `internal error: ${String((e as Error)?.message ?? e)}` };
+    }
+    memo.set(key, out);
+    return out;
+  };
+  return ir.pipelines!.map((p) => buildPipeline(p, opts.gpu, analyse));
 }
 
 /**

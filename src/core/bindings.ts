@@ -1,8 +1,9 @@
 /**
  * Bindings: values for symbols, each remembering where it came from.
  * Priority (highest first) follows COUNTING.md / the issue: user (--set,
- * settings) > pragma > profile > launch site > autotune > heuristics >
- * template > define/const > default > global > launch_bounds > derived.
+ * settings) > pragma > profile > launch site > host code (call sites,
+ * benchmarks) > autotune > heuristics > template > define/const > default >
+ * global > launch_bounds > derived.
  *
  * `profile` (the sizes of a measured launch, from its launch_metadata name)
  * ranks below what the user states on purpose (--set, settings, pragmas: a
@@ -17,6 +18,7 @@ const PRIORITY: BindingSource[] = [
   'pragma',
   'profile',
   'launch',
+  'host',
   'autotune',
   'heuristics',
   'template',

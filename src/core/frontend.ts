@@ -5,7 +5,7 @@
  * another frontend (test/architecture.test.ts).
  */
 import type { Budget } from './budget';
-import type { Dtype } from './gpus/types';
+import type { Dtype, GpuSpec } from './gpus/types';
 import type { FileIR } from './ir';
 import type { Parsers } from './parsers';
 
@@ -20,7 +20,16 @@ export interface UserInputs {
   texels?: Record<string, string>;
   /** `--grid X,Y,Z`. */
   grid?: number[];
+  /**
+   * One launch of a pipeline (src/core/pipeline/): analyse only `kernel`, with
+   * the launch site at `line` and the values the pipeline's host code gives the
+   * host function around it (`frame`, by parameter name).
+   */
+  launch?: LaunchInputs;
 }
+
+export type { HostLite, LaunchInputs } from './ir';
+import type { LaunchInputs } from './ir';
 
 /** What a frontend receives. */
 export interface FrontendContext {
@@ -31,6 +40,8 @@ export interface FrontendContext {
   pragmas: { name: string; value: BindingValue; line: number }[];
   budget: Budget;
   path?: string;
+  /** The GPU the numbers are for (CUDA: the target architecture of `#if __CUDA_ARCH__ >= …`). */
+  gpu?: GpuSpec;
 }
 
 export type Frontend = (ctx: FrontendContext) => FileIR;

@@ -24,6 +24,7 @@ export type BindingSource =
   | 'pragma' // `# roofline: M=4096` comment in the file
   | 'profile' // the measured launch's sizes (`matmul_kernel [M=4096, N=4096, K=4096]` in a Proton profile)
   | 'launch' // a launch site in the same file
+  | 'host' // host code of the same file beyond the launch: a call site of the launcher, a benchmark's x_vals, main()'s constants, createBuffer sizes
   | 'autotune' // @triton.autotune first config
   | 'heuristics' // @triton.heuristics
   | 'template' // template argument / explicit instantiation
@@ -149,10 +150,54 @@ export interface Incompleteness {
   loses: 'flops' | 'bytes' | 'all';
 }
 
+/** A host value as it crosses into a per-launch analysis: a number, flag, string, or a tensor / buffer. */
+export type HostLite = number | boolean | string | { dtype?: string; shape?: number[]; bytes?: number };
+
+/** What the per-launch analysis of a pipeline is given (`UserInputs.launch`). */
+export interface LaunchInputs {
+  kernel: string;
+  line: number;
+  frame?: Record<string, HostLite>;
+  /** Shown in the bindings' details (`pipeline \`forward\` line 12`). */
+  label: string;
+}
+
+/** One launch of a host pipeline, as the host code says it (src/core/pipeline/ analyses it). */
+export interface HostLaunchFact {
+  kernel: string;
+  /** 1-based line of the launch site (`k[grid](…)`, `k<<<…>>>`, `dispatchWorkgroups`). */
+  line: number;
+  /** Line in the pipeline function where it happens (the launch itself or the launcher call). */
+  callLine: number;
+  /** The launcher function it goes through, if any. */
+  via?: string;
+  /** What the per-launch analysis is given; undefined when the launch cannot be analysed. */
+  inputs?: LaunchInputs;
+  /** Times it runs per pipeline call (host loops multiply); null when a loop's trip count is unknown. */
+  repeat: number | null;
+  repeatNote?: string;
+  /** Kernel parameter (or WGSL binding variable) → identity of the host tensor / buffer passed. */
+  tensors: Record<string, string>;
+  /** Identity → the host variable's name, for display. */
+  names: Record<string, string>;
+  /** Why the launch has no numbers (unknown kernel, …). */
+  unresolved?: string;
+}
+
+/** A host function (or WebGPU command encoder) that launches kernels one after another. */
+export interface HostPipelineFact {
+  name: string;
+  line: number;
+  endLine: number;
+  launches: HostLaunchFact[];
+}
+
 export interface FileIR {
   language: Language;
   kernels: KernelIR[];
   diagnostics: Diagnostic[];
+  /** Launch sequences of the host code in the same file (issue 18). */
+  pipelines?: HostPipelineFact[];
   /** Set when the time slice ended before every kernel was analysed. */
   incomplete?: { analysed: number; total: number };
 }

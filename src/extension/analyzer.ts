@@ -257,6 +257,7 @@ export class Analyzer {
       language,
       set: { ...settings.bindings, ...extra.set },
       dtypes: { ...settings.dtypes, ...extra.dtypes },
+      texels: settings.texels,
     };
   }
 

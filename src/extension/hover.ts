@@ -9,6 +9,7 @@ import type { KernelRef } from './panel';
 import { hoverLines, kernelHover, lineHover, type HoverLinks } from './present';
 import type { ProfileStore } from './profile';
 import { measuredHover, measuredKey } from './profilePresent';
+import { pipelineHover } from '../core/report/pipelines';
 
 const LINK_COMMANDS = ['rooflineLens.bindSymbol', 'rooflineLens.showRoofline'];
 
@@ -33,6 +34,8 @@ export class KernelHoverProvider implements vscode.HoverProvider {
       const text = kernelHover(shown, gpu, links(ref)) + (measured ? `\n\n---\n\n${measuredHover(measured)}` : '');
       return new vscode.Hover(markdown(text), word);
     }
+    const pipeline = (analysis.report.pipelines ?? []).find((p) => p.line === line && p.name === name);
+    if (pipeline && word) return new vscode.Hover(markdown(pipelineHover(pipeline, gpu.name)), word);
     const text = doc.lineAt(pos.line);
     const start = text.firstNonWhitespaceCharacterIndex;
     if (pos.character < start || pos.character >= text.range.end.character) return undefined;

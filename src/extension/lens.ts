@@ -14,6 +14,7 @@ import type { KernelRef } from './panel';
 import type { BindRequest } from './commands';
 import type { ProfileStore } from './profile';
 import { measuredKey, measuredLensSuffix } from './profilePresent';
+import { pipelineLens } from '../core/report/pipelines';
 
 export class KernelLensProvider implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -62,7 +63,13 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
       },
     );
     if (!items || token.isCancellationRequested) return [];
-    return items.map(({ item, kernel }) => lens(doc, item, { uri: doc.uri.toString(), name: kernel.name, line: kernel.line }));
+    // A pipeline lens above each host function that launches kernels one after another (docs/pipelines.md).
+    const pipelines = show.kernels
+      ? (analysis.report.pipelines ?? [])
+          .filter((p) => p.line >= 1 && p.line <= doc.lineCount)
+          .map((p) => new vscode.CodeLens(doc.lineAt(p.line - 1).range, { title: pipelineLens(p, gpuName), command: '', tooltip: 'Hover the function name for the per-launch table' }))
+      : [];
+    return pipelines.concat(items.map(({ item, kernel }) => lens(doc, item, { uri: doc.uri.toString(), name: kernel.name, line: kernel.line })));
   }
 }
 

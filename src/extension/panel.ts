@@ -16,7 +16,7 @@ import * as vscode from 'vscode';
 import { GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import type { Language } from '../core/ir';
-import { chartKernels, defaultPrecisions, kernelId, rooflineSpec, type ChartTheme } from '../core/report/chart';
+import { chartKernels, chartSize, defaultPrecisions, kernelId, rooflineSpec, type ChartTheme } from '../core/report/chart';
 import type { FileReport, KernelReport } from '../core/report/types';
 import { sortRows, tableMarkdown, tableTsv, type TableModel } from '../shared/table';
 import type { Analysis, Analyzer } from './analyzer';
@@ -122,12 +122,6 @@ function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
     enableScripts: true,
     localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
   };
-}
-
-/** The chart's size for the page's width (the legend takes the rest). */
-function chartSize(pageWidth: number): { width: number; height: number } {
-  const width = Math.max(320, Math.min(1400, pageWidth - 190));
-  return { width, height: Math.max(260, Math.min(680, Math.round(width * 0.58))) };
 }
 
 function basename(uri: vscode.Uri): string {

@@ -13,6 +13,7 @@ import { readPragmas } from '../core/bindings';
 import type { GpuSpec } from '../core/gpus/types';
 import type { BindingSource, Language } from '../core/ir';
 import { bytes, flopRate, flops, intensity, percent, sig, si } from '../core/report/format';
+import { boundsSentence, incompleteText, marks, steadyText, steadyVerdict } from '../core/report/honesty';
 import type { BreakdownItem, KernelReport, RegionReport } from '../core/report/types';
 
 /** A loop whose share of the kernel's FLOPs or bytes reaches this gets its own lens. */
@@ -60,10 +61,16 @@ export function commentPrefix(language: Language): string {
 // Shared phrases
 // ---------------------------------------------------------------------------
 
-/** `memory-bound (DRAM)`, `memory-bound (L2)`, `compute-bound`, `bound unknown`. */
+/**
+ * `memory-bound (DRAM)`, `memory-bound (L2)`, `compute-bound`, `bound unknown`;
+ * with a `?` when the counts are bounds that could still change it (a lower
+ * bound of the intensity below the ridge, an upper bound above it).
+ */
 export function verdict(k: KernelReport): string {
-  if (k.bound === 'compute') return 'compute-bound';
-  if (k.bound === 'memory') return `memory-bound (${k.boundLevel === 'l2' ? 'L2' : 'DRAM'})`;
+  const ai = k.complete ? 'exact' : k.bounds?.arithmeticIntensity;
+  const unsure = (k.bound === 'memory' && ai === 'lower') || (k.bound === 'compute' && ai === 'upper') ? '?' : '';
+  if (k.bound === 'compute') return `compute-bound${unsure}`;
+  if (k.bound === 'memory') return `memory-bound (${k.boundLevel === 'l2' ? 'L2' : 'DRAM'})${unsure}`;
   return 'bound unknown';
 }
 
@@ -127,17 +134,29 @@ export interface LensItem {
  */
 export function kernelLenses(k: KernelReport, gpuName: string, line = k.line): LensItem[] {
   const at = (title: string, action: LensAction): LensItem => ({ line, title, action });
+  const m = marks(k);
+  const inc = incompleteText(k);
+  const tail = inc ? ` · ${inc}` : '';
+  const reasons = k.incompleteReasons ?? [];
+  if (k.perUnit.flops === null && k.perUnit.loadBytes === null && (reasons.includes('kernelTruncated') || reasons.includes('internal'))) {
+    return [at(`AI ? · ${reasons.includes('internal') ? 'internal error (see Problems)' : 'analysis cut short by its budget (see Problems)'}`, { kind: 'panel' })];
+  }
   const ai = k.arithmeticIntensity;
   if (ai !== null) {
-    const work = `${flops(k.perUnit.flops)} / ${bytes(unitBytes(k))} per ${k.unit}`;
-    return [at(`AI ${intensity(ai)} FLOP/B · ${verdict(k)} · ${gpuName} · ${work}`, { kind: 'panel' })];
+    const work = `${m.flops}${flops(k.perUnit.flops)} / ${m.bytes}${bytes(unitBytes(k))} per ${k.unit}`;
+    return [at(`AI ${m.intensity}${intensity(ai)} FLOP/B · ${verdict(k)} · ${gpuName} · ${work}${tail}`, { kind: 'panel' })];
   }
   if (k.bound === 'compute') {
-    return [at(`AI ∞ (no global-memory bytes) · compute-bound · ${gpuName} · ${flops(k.perUnit.flops)} per ${k.unit}`, { kind: 'panel' })];
+    return [at(`AI ∞ (no global-memory bytes) · compute-bound · ${gpuName} · ${m.flops}${flops(k.perUnit.flops)} per ${k.unit}${tail}`, { kind: 'panel' })];
   }
   const [first, ...rest] = blockingSymbols(k);
+  const binds = (names: string[]) => names.map((s) => at(`bind ${s}`, { kind: 'bind', symbol: s }));
+  if (k.arithmeticIntensitySteady) {
+    // A real, labelled number: the dominant loop's intensity per iteration, not the full count.
+    return [at(`${steadyText(k)} · ${steadyVerdict(k)} · ${gpuName}${tail}`, { kind: 'panel' }), ...binds([first, ...rest].filter((s): s is string => s !== undefined))];
+  }
   if (first === undefined) return [at(`AI ? · ${incompleteReason(k)}`, { kind: 'panel' })];
-  return [at(`AI ? · bind ${first}`, { kind: 'bind', symbol: first }), ...rest.map((s) => at(`bind ${s}`, { kind: 'bind', symbol: s }))];
+  return [at(`AI ? · bind ${first}${tail}`, { kind: 'bind', symbol: first }), ...binds(rest)];
 }
 
 function incompleteReason(k: KernelReport): string {
@@ -287,6 +306,9 @@ function bindingLines(k: KernelReport, links: HoverLinks): string[] {
   if (k.unbound.length > 0) {
     out.push(`**Unbound**: ${k.unbound.map((n) => `${mdCode(n)} ([bind](${links.bind(n)}))`).join(', ')}`, '');
   }
+  if (k.undecided && k.undecided.length > 0) {
+    out.push(`**Not bound, the costlier choice counted**: ${k.undecided.map((n) => `${mdCode(n)} ([bind](${links.bind(n)}))`).join(', ')}`, '');
+  }
   return out;
 }
 
@@ -297,15 +319,25 @@ const EDITOR_FLAGS = 'In the editor, `--set NAME=…` is the `rooflineLens.bindi
 export function kernelHover(k: KernelReport, gpu: GpuSpec, links: HoverLinks): string {
   const out: string[] = [];
   out.push(`**${mdText(k.name)}** · **${verdict(k)}** on ${mdText(gpu.name)} · [show roofline](${links.panel()})`, '');
-  const ai = k.arithmeticIntensity === null ? (k.bound === 'compute' ? '∞' : '?') : intensity(k.arithmeticIntensity);
-  const compulsory = k.compulsoryIntensity === null ? '' : ` · compulsory ${intensity(k.compulsoryIntensity)} FLOP/B`;
+  const m = marks(k);
+  if (!k.complete) out.push(`**${mdText(capitalize(incompleteText(k)))}**. ${mdText(boundsSentence(k))} The warnings name each and how to fix it.`, '');
+  const ai = k.arithmeticIntensity === null ? (k.bound === 'compute' ? '∞' : '?') : `${m.intensity}${intensity(k.arithmeticIntensity)}`;
+  const compulsory = k.compulsoryIntensity === null ? '' : ` · compulsory ${m.intensity}${intensity(k.compulsoryIntensity)} FLOP/B`;
   const l2Ridge = k.l2RidgePoint === null ? '' : `, ${intensity(k.l2RidgePoint)} FLOP/B (L2)`;
-  out.push(`AI **${ai} FLOP/B** per ${k.unit} (tile)${compulsory} · ridge point ${intensity(k.ridgePoint)} FLOP/B (DRAM)${l2Ridge}`, '');
+  out.push(`AI **${mdText(ai)} FLOP/B** per ${k.unit} (tile)${compulsory} · ridge point ${intensity(k.ridgePoint)} FLOP/B (DRAM)${l2Ridge}`, '');
+  const s = k.arithmeticIntensitySteady;
+  if (s) {
+    const comp = s.compulsory === null ? '' : ` (compulsory ${intensity(s.compulsory)} FLOP/B in the limit)`;
+    out.push(
+      `**Steady state** of the loop at line ${s.loopLine} (${mdCode(s.loopLabel)}): ${intensity(s.value)} FLOP/B per iteration${comp}, independent of ${s.independentOf.map((n) => `${mdCode(n)} ([bind](${links.bind(n)}))`).join(', ')} · **${steadyVerdict(k)}** on ${mdText(gpu.name)}, attainable ${flopRate(s.attainableFlops)}. ${s.limit ? 'The whole kernel tends to it as the loop grows; ' : ''}not the full count: bind ${s.independentOf.map(mdCode).join(', ')} for that.`,
+      '',
+    );
+  }
   if (k.bound !== 'unknown') out.push(attainableLine(k, gpu), '');
   out.push(verdictChange(k), '', '---', '');
 
   const units = k.units === null ? '' : ` · ${count(k.units)} ${k.unit}s`;
-  out.push(`**Per ${k.unit}**: ${flops(k.perUnit.flops)} · loads ${bytes(k.perUnit.loadBytes)} · stores ${bytes(k.perUnit.storeBytes)}${units}`, '');
+  out.push(`**Per ${k.unit}**: ${m.flops}${flops(k.perUnit.flops)} · loads ${m.bytes}${bytes(k.perUnit.loadBytes)} · stores ${m.bytes}${bytes(k.perUnit.storeBytes)}${units}`, '');
   out.push(`- FLOPs = ${mdCode(k.formulas.flops)}`);
   out.push(`- loads = ${mdCode(k.formulas.loadBytes)} B · stores = ${mdCode(k.formulas.storeBytes)} B`);
   if (k.formulas.units) out.push(`- ${k.unit}s = ${mdCode(k.formulas.units)}`);
@@ -329,6 +361,10 @@ export function kernelHover(k: KernelReport, gpu: GpuSpec, links: HoverLinks): s
   if (k.assumptions.some((a) => a.includes('--set') || a.includes('--dtype'))) out.push(EDITOR_FLAGS, '');
   if (k.compulsory?.note) out.push(`Compulsory traffic: ${mdProse(k.compulsory.note)}`, '');
   return out.join('\n').trimEnd();
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function shareText(s: number | null): string {

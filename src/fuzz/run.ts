@@ -129,7 +129,8 @@ interface Analysis {
 function analyse(parsers: Parsers, source: string, path: string, options: FuzzInput['options'], budgetMs: number): Analysis {
   const t0 = performance.now();
   try {
-    const report = analyzeSource(source, parsers, { ...options, path, budgetMs });
+    // The fuzzer holds the parse to the analysis budget too: a hang is judged on the whole call.
+    const report = analyzeSource(source, parsers, { ...options, path, budgetMs, parseMs: budgetMs });
     return { report, ms: performance.now() - t0 };
   } catch (e) {
     return { thrown: e, ms: performance.now() - t0 };
@@ -159,7 +160,7 @@ export function judge(a: Analysis, input: ReplayInput, cfg: Pick<FuzzConfig, 'bu
 // Incremental against cold
 // ---------------------------------------------------------------------------
 
-const VOLATILE_CODES = new Set(['budget', 'partial', 'stale', 'kernelTruncated']);
+const VOLATILE_CODES = new Set(['budget', 'partial', 'stale', 'kernelTruncated', 'parserGaveUp']);
 
 /** What must not depend on caches: the kernels (not the stale ones WGSL keeps on purpose) and the diagnostics. */
 function comparable(r: FileReport): string {
@@ -171,7 +172,7 @@ function comparable(r: FileReport): string {
 }
 
 function hitBudget(r: FileReport): boolean {
-  return r.diagnostics.some((d) => d.code === 'budget' || d.code === 'partial');
+  return r.diagnostics.some((d) => d.code === 'budget' || d.code === 'partial' || d.code === 'parserGaveUp' || d.code === 'kernelTruncated');
 }
 
 /** The first difference between two JSON texts, with some context. */

@@ -82,10 +82,13 @@ function runOrder(jobs: KernelJob[], focus: { startLine: number; endLine: number
 export function runKernels(ctx: FrontendContext, cache: KernelCache, language: Language, unit: UnitKind, jobs: KernelJob[]): DriverResult {
   const out: DriverResult = { kernels: [], diagnostics: [] };
   const inputs = inputsKey(ctx);
-  const done: (KernelIR | undefined)[] = new Array(jobs.length);
+  // One launch of a pipeline: only its kernel.
+  const only = ctx.user.launch?.kernel;
+  const run = only !== undefined ? jobs.filter((j) => j.name === only) : jobs;
+  const done: (KernelIR | undefined)[] = new Array(run.length);
   let fresh = 0;
-  for (const index of runOrder(jobs, ctx.budget.focus)) {
-    const job = jobs[index];
+  for (const index of runOrder(run, ctx.budget.focus)) {
+    const job = run[index];
     const key = `${job.key}\u0000${inputs}`;
     const hit = cache.get(key);
     if (hit) {

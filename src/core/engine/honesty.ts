@@ -20,6 +20,8 @@ export type BoundKind = 'exact' | 'lower' | 'upper' | 'unknown';
 export interface Completeness {
   complete: boolean;
   reasons: MessageId[];
+  /** How many times each reason was said about the kernel. */
+  counts: Partial<Record<MessageId, number>>;
   bounds: { flops: BoundKind; bytes: BoundKind; arithmeticIntensity: BoundKind };
   /** How far the intensity can be trusted. */
   intensity: BoundKind;
@@ -29,25 +31,30 @@ export function completeness(k: KernelIR, _totals: { flops: number | null; bytes
   let flops = false;
   let bytes = false;
   const reasons = new Set<MessageId>();
+  const counts: Partial<Record<MessageId, number>> = {};
   for (const d of k.diagnostics) {
     const loss = lossOf(d.code);
     if (!loss) continue;
     reasons.add(d.code as MessageId);
+    counts[d.code as MessageId] = (counts[d.code as MessageId] ?? 0) + 1;
     if (loss === 'flops' || loss === 'all') flops = true;
     if (loss === 'bytes' || loss === 'all') bytes = true;
   }
   if (k.truncated) {
     reasons.add('kernelTruncated');
+    counts.kernelTruncated ??= 1;
     flops = bytes = true;
   }
   if (k.failed) {
     reasons.add('internal');
+    counts.internal ??= 1;
     flops = bytes = true;
   }
   const intensity: BoundKind = flops && bytes ? 'unknown' : flops ? 'lower' : bytes ? 'upper' : 'exact';
   return {
     complete: reasons.size === 0,
     reasons: [...reasons].sort(),
+    counts,
     bounds: { flops: flops ? 'lower' : 'exact', bytes: bytes ? 'lower' : 'exact', arithmeticIntensity: intensity },
     intensity,
   };

@@ -76,6 +76,25 @@ export interface SteadyState {
   independentOf: string[];
   /** True when the whole kernel's intensity tends to this value as the symbols grow. */
   limit: boolean;
+  /** The compulsory intensity's limit as the symbols grow, when the other sizes are known. */
+  compulsory: number | null;
+}
+
+/** FLOPs ÷ compulsory bytes of the whole launch at these bindings, when every size is known. */
+function compulsoryAt(k: KernelIR, env: Env): number | undefined {
+  const t = body(k.body, env);
+  const units = k.units ? evaluate(k.units, env) : undefined;
+  if (!t || units === undefined || units <= 0 || k.footprints.length === 0) return undefined;
+  let bytes = 0;
+  for (const f of k.footprints) {
+    const r = f.read ? evaluate(f.read, env) : 0;
+    const w = f.written ? evaluate(f.written, env) : 0;
+    if (r === undefined || w === undefined) return undefined;
+    bytes += (Math.max(0, r) + Math.max(0, w)) * f.elemBytes;
+  }
+  // Compulsory traffic never exceeds what the units request.
+  bytes = Math.min(bytes, units * t.bytes);
+  return bytes > 0 ? (units * t.flops) / bytes : undefined;
 }
 
 export function steadyState(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, report: KernelReport): SteadyState | undefined {
@@ -102,5 +121,13 @@ export function steadyState(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, repor
   const a = at(2 ** 24);
   const b = at(2 ** 28);
   const limit = a !== undefined && b !== undefined && Math.abs(a - b) <= 1e-4 * Math.abs(b) && Math.abs(b - value) <= 1e-3 * value;
-  return { value, loopLine: best.loop.line, loopLabel: best.loop.label, independentOf: best.symbols, limit };
+  const withSyms = (x: number): Map<string, number> => {
+    const env = new Map(opts.env);
+    for (const s of loopSyms) if (!env.has(s)) env.set(s, x);
+    return env;
+  };
+  const c1 = compulsoryAt(k, withSyms(2 ** 24));
+  const c2 = compulsoryAt(k, withSyms(2 ** 28));
+  const compulsory = c1 !== undefined && c2 !== undefined && Math.abs(c1 - c2) <= 1e-3 * Math.abs(c2) ? c2 : null;
+  return { value, loopLine: best.loop.line, loopLabel: best.loop.label, independentOf: best.symbols, limit, compulsory };
 }

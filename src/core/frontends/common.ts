@@ -40,6 +40,7 @@ export function parseDtype(s: string): Dtype | undefined {
     bf16: 'bf16', bfloat16: 'bf16', __nv_bfloat16: 'bf16',
     fp8: 'fp8', fp8e4m3: 'fp8', fp8e5m2: 'fp8', fp8e4nv: 'fp8', fp8e4b15: 'fp8', fp8e4m3fn: 'fp8', fp8e5m2fnuz: 'fp8', fp8e4m3fnuz: 'fp8',
     float8_e4m3fn: 'fp8', float8_e5m2: 'fp8', float8_e4m3fnuz: 'fp8', float8_e5m2fnuz: 'fp8', e4m3: 'fp8', e5m2: 'fp8',
+    float8e4nv: 'fp8', float8e5: 'fp8', float8e4b15: 'fp8', float8e4b8: 'fp8', float8e5b16: 'fp8', fp8e4b8: 'fp8', fp8e5b16: 'fp8',
     int8: 'int8', uint8: 'int8', i8: 'int8', u8: 'int8', char: 'int8',
     int16: 'int16', uint16: 'int16', short: 'int16',
     int32: 'int32', uint32: 'int32', int: 'int32', i32: 'int32', u32: 'int32', unsigned: 'int32',

@@ -45,6 +45,14 @@ function finite(x: number | null): number | null {
   return x !== null && Number.isFinite(x) ? x : null;
 }
 
+/**
+ * A count rounded to 12 significant digits: counts are exact rationals, and
+ * averaging (unrolled loops, persistent loops) must not show 510.99999999999994.
+ */
+function tidy(x: number | null): number | null {
+  return x === null || x === 0 ? x : Number(x.toPrecision(12));
+}
+
 type Keyed = Map<string, { label: string; line: number; value: number | null; formula: Expr[] }>;
 
 interface Walk {
@@ -285,11 +293,11 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     compulsoryIntensity: honest.intensity === 'unknown' ? null : compulsoryAI,
   });
 
-  const perUnit: PerUnit = { flops: acc.flops, loadBytes: acc.load, storeBytes: acc.store };
-  if (acc.shared !== 0) perUnit.sharedBytes = acc.shared;
-  if (acc.uniform !== 0) perUnit.uniformBytes = acc.uniform;
-  if (acc.special !== 0) perUnit.specialOps = acc.special;
-  if (acc.int !== 0) perUnit.intOps = acc.int;
+  const perUnit: PerUnit = { flops: tidy(acc.flops), loadBytes: tidy(acc.load), storeBytes: tidy(acc.store) };
+  if (acc.shared !== 0) perUnit.sharedBytes = tidy(acc.shared);
+  if (acc.uniform !== 0) perUnit.uniformBytes = tidy(acc.uniform);
+  if (acc.special !== 0) perUnit.specialOps = tidy(acc.special);
+  if (acc.int !== 0) perUnit.intOps = tidy(acc.int);
 
   // Time bounds agree with `attainable`: the memory term is the larger of DRAM and L2 time.
   const timeOf = (flops: number | null, dramBytes: number | null, tileBytes: number | null): TimeBounds => {
@@ -333,7 +341,7 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     unbound,
     perUnit,
     complete: honest.complete,
-    ...(honest.complete ? {} : { incompleteReasons: honest.reasons, bounds: honest.bounds }),
+    ...(honest.complete ? {} : { incompleteReasons: honest.reasons, incompleteCounts: honest.counts, bounds: honest.bounds }),
     ...(undecided.length ? { undecided } : {}),
     units,
     computeDtype,
@@ -364,7 +372,11 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
   };
   if (!known && !k.truncated && !k.failed) {
     const steady = steadyState(k, opts, report);
-    if (steady) report.arithmeticIntensitySteady = steady;
+    if (steady) {
+      const srl = roofline({ peak: peak.flops, memoryBandwidth: opts.gpu.memoryBandwidth, l2Bandwidth: opts.gpu.l2Bandwidth, tileIntensity: steady.value, compulsoryIntensity: steady.compulsory });
+      if (srl.attainable !== null && srl.bound !== 'unknown')
+        report.arithmeticIntensitySteady = { ...steady, bound: srl.bound, boundLevel: srl.boundLevel, attainableFlops: srl.attainable };
+    }
   }
   return report;
 }

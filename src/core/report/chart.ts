@@ -4,9 +4,17 @@
  * intensity (FLOP/B) against performance (FLOP/s).
  *
  *   roofs     one polyline per precision: DRAM slope up to its ridge, then flat;
- *             the L2 slope where the GPU's L2 bandwidth is known; each flat roof
- *             labelled at its right end, each slope along its line
- *   ridges    a point and a label at each precision's DRAM ridge
+ *             the L2 slope where the GPU's L2 bandwidth is known; the roofs of
+ *             the kernels' own precisions drawn heavier, the others as context
+ *   ridges    a point at each precision's DRAM ridge
+ *   labels    each flat roof (its precision and peak), each ridge point, each
+ *             slope (along its line) and each shaded region, laid out here in
+ *             the plot's pixels so that no two meet (chartLabels.ts): a roof's
+ *             label goes on its flat part as far right as it can, above the
+ *             line, else on it, else below, else left of its ridge point, in a
+ *             shorter form if need be; never nearer to another roof or ridge
+ *             point than to its own; a label that fits nowhere is left off
+ *             (the roof's and the ridge point's tooltips still say it all)
  *   kernels   a dot per kernel at (tile AI, attainable), coloured by bound,
  *             shaped by language; a hollow marker at the compulsory AI joined
  *             to it by a line (no reuse … perfect reuse)
@@ -18,6 +26,7 @@
 import type { GpuSpec, TensorDtype, VectorDtype } from '../gpus/types';
 import type { FileReport, KernelReport } from './types';
 import { flopRate, intensity, percent, si } from './format';
+import { LogScale, placeLabels, textQuad, type Align, type Baseline, type Candidate, type LabelRequest, type Obstacles, type Point, type Quad } from './chartLabels';
 
 export interface ChartKernel {
   /** Stable id: `path:line:name`. */
@@ -83,8 +92,27 @@ export interface ChartOptions {
   /** Shade the four regions (memory-/compute-bound on the roof, -intensive under it) when measured dots are shown. */
   showRegions?: boolean;
   theme?: Partial<ChartTheme>;
+  /** The plot's size in pixels (axes and legend come on top); default 640 × 400. */
   width?: number;
   height?: number;
+  /** Where the legends go; default right. */
+  legend?: 'right' | 'bottom';
+}
+
+/** Pages narrower than this get the legends under the plot: beside it, they would take a fifth of its width. */
+const LEGEND_BELOW_PAGE = 900;
+
+/**
+ * The chart's size for a page `pageWidth` pixels wide (the webview's
+ * body.clientWidth, padding included), and where its legends go. Around the
+ * plot come the page's padding and the y axis with its title (~140 px), and
+ * legends on the right (~50 px more).
+ */
+export function chartSize(pageWidth: number): { width: number; height: number; legend: 'right' | 'bottom' } {
+  const legend = pageWidth < LEGEND_BELOW_PAGE ? 'bottom' : 'right';
+  const width = Math.max(320, Math.min(1400, pageWidth - (legend === 'right' ? 190 : 140)));
+  // At least 300 px tall: roofs a factor of 2 apart (fp8, fp16, tf32) then lie 15 px apart over six decades, room for a label between each.
+  return { width, height: Math.max(300, Math.min(680, Math.round(width * 0.58))), legend };
 }
 
 export function kernelId(path: string, k: Pick<KernelReport, 'line' | 'name'>): string {
@@ -129,6 +157,8 @@ const USUAL: PrecisionKey[] = ['tensor:fp8', 'tensor:bf16', 'tensor:fp16', 'tens
 
 interface RoofSpec {
   key: string;
+  /** Every precision drawn by this roof (fp16 and bf16 usually share one). */
+  keys: string[];
   label: string;
   peak: number;
   ridge: number;
@@ -145,11 +175,12 @@ function roofsOf(gpu: GpuSpec, keys: PrecisionKey[]): RoofSpec[] {
     const label = `${kind} ${dtype}`;
     if (seen.has(peak)) {
       const same = out.find((r) => r.peak === peak);
+      if (same) same.keys.push(key);
       if (same && !same.label.includes(dtype)) same.label += `/${dtype}`;
       continue;
     }
     seen.add(peak);
-    out.push({ key, label, peak, ridge: peak / gpu.memoryBandwidth });
+    out.push({ key, keys: [key], label, peak, ridge: peak / gpu.memoryBandwidth });
   }
   return out.sort((a, b) => b.peak - a.peak);
 }
@@ -177,6 +208,162 @@ function pow10Ceil(x: number): number {
   return Math.pow(10, Math.ceil(Math.log10(x)));
 }
 
+/** Font size of every label drawn in the plot. */
+const LABEL_FONT_SIZE = 10;
+
+/** A roof as the layout sees it. */
+interface RoofEntry {
+  gi: number;
+  roof: RoofSpec;
+  /** One of the kernels' own precisions (every roof is when there are no kernels). */
+  relevant: boolean;
+  label: string;
+  /** The label, then shorter forms for when it fits nowhere: the peak's unit shortened (`1.98P`), then (a compared GPU's roofs, told apart by colour and dashes) without the GPU's name. */
+  texts: string[];
+}
+
+/** A bandwidth slope, from the plot's left edge to where it meets its GPU's highest roof. */
+interface SlopeEntry {
+  gi: number;
+  level: 'dram' | 'l2';
+  text: string;
+  from: Point;
+  to: Point;
+}
+
+/** The four region labels' geometry (with measured dots). */
+interface RegionGeometry {
+  /** The memory side's slope at the plot's left edge, and the ridge and roof in pixels. */
+  slopeFrom: Point;
+  ridge: Point;
+  /** The pixel depth of the band "on the roof" (within 70 % of it). */
+  band: number;
+}
+
+/** Distance from `p` to the nearest point of an axis-aligned box (corners 0 and 2 opposite). */
+function distanceToBox(p: Point, q: Quad): number {
+  const dx = Math.max(Math.min(q[0].x, q[2].x) - p.x, 0, p.x - Math.max(q[0].x, q[2].x));
+  const dy = Math.max(Math.min(q[0].y, q[2].y) - p.y, 0, p.y - Math.max(q[0].y, q[2].y));
+  return Math.hypot(dx, dy);
+}
+
+/** Distance from a roof (flat from its ridge point (x0, y) rightwards) to an axis-aligned box: vertical where the roof runs under the box, else to the ridge point. */
+function distanceToRoof(roof: { y: number; x0: number }, q: Quad): number {
+  if (Math.max(q[0].x, q[2].x) <= roof.x0) return distanceToBox({ x: roof.x0, y: roof.y }, q);
+  return Math.max(Math.min(q[0].y, q[2].y) - roof.y, 0, roof.y - Math.max(q[0].y, q[2].y));
+}
+
+/**
+ * Candidate places for a roof's label: on its flat part, as far right as it
+ * can be; just above the line, else centred on it (the halo cuts the line),
+ * else just below.
+ */
+function roofCandidates(own: { y: number; x0: number }, others: { y: number; x0: number }[], width: number, w: number, h: number): Candidate[] {
+  const out: Candidate[] = [];
+  const sides: [Baseline, number, number][] = [
+    ['bottom', own.y - 3, 0],
+    ['middle', own.y, 4],
+    ['top', own.y + 3, 6],
+  ];
+  for (const [baseline, ay, sideCost] of sides)
+    for (let shift = 0; ; shift += 6) {
+      const right = width - 3 - shift;
+      const left = right - w;
+      // The label stays beside its own line: it may overhang the ridge, but not leave the flat part.
+      if (left < 1 || right < own.x0 + Math.min(w, 3 * h)) break;
+      out.push({ x: right, y: ay, align: 'right', baseline, angle: 0, dx: 0, dy: 0, cost: sideCost + shift * 0.08 + Math.max(0, own.x0 - left) * 0.1 });
+    }
+  // Failing those, just left of where the roof starts (its ridge point), in line with it.
+  out.push(
+    { x: own.x0 - 7, y: own.y, align: 'right', baseline: 'middle', angle: 0, dx: 0, dy: 0, cost: 14 },
+    { x: own.x0 - 4, y: own.y - 3, align: 'right', baseline: 'bottom', angle: 0, dx: 0, dy: 0, cost: 16 },
+  );
+  // Nearer to another roof than to its own, a reader would pair it wrongly: not a place for it.
+  // (Roofs less than a pixel and a half apart, two GPUs' that all but coincide, are one line to a reader.)
+  const apart = others.filter((o) => Math.abs(o.y - own.y) >= 1.5);
+  return out.filter((c) => {
+    const q = textQuad(c, w, h);
+    const mine = distanceToRoof(own, q);
+    return !apart.some((o) => distanceToRoof(o, q) < mine);
+  });
+}
+
+/** Candidate places for a ridge point's label: around the point, nearest first (above-left, where the slope and the roof leave a corner free). */
+function ridgeCandidates(p: Point, others: Point[], w: number, h: number): Candidate[] {
+  const around: [Align, Baseline, number, number, number][] = [
+    ['right', 'bottom', -4, -3, 0],
+    ['right', 'middle', -6, 0, 1],
+    ['center', 'bottom', 0, -5, 2],
+    ['left', 'top', 4, 3, 2],
+    ['left', 'bottom', 4, -3, 3],
+    ['right', 'top', -4, 3, 4],
+    ['center', 'top', 0, 5, 4],
+    ['left', 'middle', 6, 0, 4],
+  ];
+  const out: Candidate[] = [];
+  for (const [ring, ringCost] of [
+    [1, 0],
+    [2.5, 6],
+    [4, 12],
+  ])
+    for (const [align, baseline, dx, dy, cost] of around) {
+      const c: Candidate = { x: p.x + dx * ring, y: p.y + dy * ring, align, baseline, angle: 0, dx: 0, dy: 0, cost: cost + ringCost };
+      const q = textQuad(c, w, h);
+      const mine = distanceToBox(p, q);
+      // Nearer to another ridge point than to its own, it would name the wrong one.
+      if (!others.some((o) => distanceToBox(o, q) <= mine)) out.push(c);
+    }
+  return out;
+}
+
+/** Candidate places for a slope's label: along the line from its left end, on its preferred side, else the other. */
+function slopeCandidates(s: SlopeEntry, angle: number, w: number): Candidate[] {
+  const length = Math.hypot(s.to.x - s.from.x, s.to.y - s.from.y);
+  const ux = (s.to.x - s.from.x) / length;
+  const uy = (s.to.y - s.from.y) / length;
+  const a = (angle * Math.PI) / 180;
+  // L2 above its line, DRAM below (as drawn since the first version): 2 px off the line, across it.
+  const sides: [Baseline, number, number][] =
+    s.level === 'l2'
+      ? [
+          ['bottom', -2, 0],
+          ['top', 2, 4],
+        ]
+      : [
+          ['top', 2, 0],
+          ['bottom', -2, 4],
+        ];
+  const out: Candidate[] = [];
+  for (const [baseline, off, sideCost] of sides)
+    for (let d = Math.min(12, length * 0.03); d + w <= length - 4; d += 6) {
+      const x = s.from.x + ux * d - off * Math.sin(a);
+      const y = s.from.y + uy * d + off * Math.cos(a);
+      out.push({ x, y, align: 'left', baseline, angle, dx: 0, dy: 0, cost: sideCost + d * 0.05 });
+    }
+  return out;
+}
+
+/** Candidate places for a region's label: inside its region, below its slope or roof ("…-bound" just below, "…-intensive" deeper). */
+function regionCandidates(g: RegionGeometry, width: number, height: number, side: 'memory' | 'compute', deep: boolean, w: number, h: number): Candidate[] {
+  const out: Candidate[] = [];
+  const x0 = side === 'memory' ? 2 : g.ridge.x + 2;
+  const x1 = side === 'memory' ? g.ridge.x - 2 : width - 2;
+  if (x1 - x0 < w) return out;
+  // Where the region's upper edge is at pixel x: the slope (memory) or the roof (compute).
+  const edge = (x: number): number => (side === 'memory' ? g.slopeFrom.y + ((g.ridge.y - g.slopeFrom.y) / g.ridge.x) * x : g.ridge.y);
+  for (const f of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.1, 0.9]) {
+    const cx = x0 + w / 2 + (x1 - x0 - w) * f;
+    const below = edge(cx - w / 2) + 3;
+    const first = deep ? below + Math.max(g.band, h) + 4 : below;
+    for (let k = 0; k < 8; k++) {
+      const top = first + k * (h / 2);
+      if (top + h > height - 2) break;
+      out.push({ x: cx, y: top, align: 'center', baseline: 'top', angle: 0, dx: 0, dy: 0, cost: Math.abs(f - 0.5) * 20 + k * 1.5 });
+    }
+  }
+  return out;
+}
+
 /** Builds the Vega-Lite spec. Pure and deterministic: golden-tested. */
 export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record<string, unknown> {
   const theme = { ...DEFAULT_THEME, ...opts.theme };
@@ -194,35 +381,44 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
 
   const width = opts.width ?? 640;
   const height = opts.height ?? 400;
-  // The bandwidth slopes are labelled along their lines near the left edge, rotated to their angle on screen.
-  const slopeX = xmin * Math.pow(xmax / xmin, 0.03);
+  // The plot's pixels, as Vega-Lite maps the domains (no nice, no padding): the labels are laid out in them.
+  const xs = new LogScale([xmin, xmax], [0, width]);
+  const ys = new LogScale([ymin, ymax], [height, 0]);
+  const at = (x: number, y: number): Point => ({ x: xs.px(x), y: ys.px(y) });
+  // The bandwidth slopes are labelled along their lines, rotated to their angle on screen.
   const slopeAngle = -Math.round((Math.atan(height / Math.log10(ymax / ymin) / (width / Math.log10(xmax / xmin))) * 1800) / Math.PI) / 10;
+  const used = new Set(kernels.map((k) => k.peakLabel.replace(' ', ':')));
+  const roofs: RoofEntry[] = [];
+  const slopes: SlopeEntry[] = [];
   const roofPoints: Record<string, unknown>[] = [];
   const ridgePoints: Record<string, unknown>[] = [];
-  const slopeLabels: Record<string, unknown>[] = [];
   gpus.forEach((g, gi) => {
     const gpuLabel = gpus.length > 1 ? `${g.name}: ` : '';
     for (const r of allRoofs[gi]) {
       const series = `${g.id} ${r.key}`;
       const label = `${gpuLabel}${r.label} ${flopRate(r.peak)}`;
+      const relevant = used.size === 0 || r.keys.some((k) => used.has(k));
+      const tip = `${label}, ridge ${intensity(r.ridge)} FLOP/B`;
+      const common = { series, gpu: g.id, compare: gi > 0, relevant, level: 'dram', label, tip };
       roofPoints.push(
-        { series, gpu: g.id, compare: gi > 0, level: 'dram', label, x: xmin, y: g.memoryBandwidth * xmin, order: 0 },
-        { series, gpu: g.id, compare: gi > 0, level: 'dram', label, x: r.ridge, y: r.peak, order: 1 },
-        { series, gpu: g.id, compare: gi > 0, level: 'dram', label, x: xmax, y: r.peak, order: 2, end: true },
+        { ...common, x: xmin, y: g.memoryBandwidth * xmin, order: 0 },
+        { ...common, x: r.ridge, y: r.peak, order: 1 },
+        { ...common, x: xmax, y: r.peak, order: 2 },
       );
-      ridgePoints.push({ gpu: g.id, compare: gi > 0, x: r.ridge, y: r.peak, text: `ridge ${intensity(r.ridge)}` });
+      ridgePoints.push({ series, gpu: g.id, compare: gi > 0, relevant, x: r.ridge, y: r.peak, text: `ridge ${intensity(r.ridge)}`, tip });
+      const short = `${r.label} ${si(r.peak, '').replace(' ', '')}`;
+      roofs.push({ gi, roof: r, relevant, label, texts: gi > 0 ? [label, gpuLabel + short, short] : [label, gpuLabel + short] });
     }
-    if (g.l2Bandwidth && allRoofs[gi].length) {
-      const top = allRoofs[gi][0].peak;
+    if (!allRoofs[gi].length) return;
+    const top = allRoofs[gi][0].peak;
+    if (g.l2Bandwidth) {
       const series = `${g.id} l2`;
       const label = `${gpuLabel}L2 ${si(g.l2Bandwidth, 'B/s')}`;
-      roofPoints.push(
-        { series, gpu: g.id, compare: gi > 0, level: 'l2', label, x: xmin, y: g.l2Bandwidth * xmin, order: 0 },
-        { series, gpu: g.id, compare: gi > 0, level: 'l2', label, x: top / g.l2Bandwidth, y: top, order: 1 },
-      );
-      slopeLabels.push({ compare: gi > 0, level: 'l2', x: slopeX, y: g.l2Bandwidth * slopeX, text: label });
+      const common = { series, gpu: g.id, compare: gi > 0, relevant: true, level: 'l2', label, tip: label };
+      roofPoints.push({ ...common, x: xmin, y: g.l2Bandwidth * xmin, order: 0 }, { ...common, x: top / g.l2Bandwidth, y: top, order: 1 });
+      slopes.push({ gi, level: 'l2', text: label, from: at(xmin, g.l2Bandwidth * xmin), to: at(top / g.l2Bandwidth, top) });
     }
-    slopeLabels.push({ compare: gi > 0, level: 'dram', x: slopeX, y: g.memoryBandwidth * slopeX, text: `${gpuLabel}DRAM ${si(g.memoryBandwidth, 'B/s')}` });
+    slopes.push({ gi, level: 'dram', text: `${gpuLabel}DRAM ${si(g.memoryBandwidth, 'B/s')}`, from: at(xmin, g.memoryBandwidth * xmin), to: at(top / g.memoryBandwidth, top) });
   });
 
   const dots: Record<string, unknown>[] = [];
@@ -269,6 +465,74 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     }
   }
 
+  // Regions under the roof of the measured kernels' precision (the one most of them use; the higher
+  // peak on a tie), as the measured situations are judged: memory side left of its ridge,
+  // compute side right of it; the band within 70 % of the roof is "on the roof" (…-bound),
+  // below it "…-intensive".
+  const band = 0.7;
+  const bw = opts.gpu.memoryBandwidth;
+  const regionTop =
+    opts.showRegions && measuredDots.length && allRoofs[0].length ? (regionRoof(kernels.filter((k) => (k.measured ?? []).length > 0), bw) ?? allRoofs[0][0]) : undefined;
+
+  // ---- label layout -------------------------------------------------------------------------
+  // In order of need: the roofs (the GPU's before a compared one's; the kernels' own precisions
+  // first, then from the top down, where they crowd), their ridge points, the slopes, the regions.
+  // Each label takes the best place still free.
+  const h = LABEL_FONT_SIZE;
+  const byNeed = [...roofs].sort((a, b) => a.gi - b.gi || Number(b.relevant) - Number(a.relevant) || b.roof.peak - a.roof.peak);
+  const requests: LabelRequest[] = [];
+  const flats = roofs.map((r) => ({ y: ys.px(r.roof.peak), x0: xs.px(r.roof.ridge) }));
+  const ridgePx = roofs.map((r) => at(r.roof.ridge, r.roof.peak));
+  for (const r of byNeed) {
+    const i = roofs.indexOf(r);
+    const others = flats.filter((_, j) => j !== i);
+    requests.push({ id: `roof ${r.gi} ${r.roof.key}`, texts: r.texts, fontSize: h, weight: r.gi ? 100 : 1000, candidates: (w) => roofCandidates(flats[i], others, width, w, h) });
+  }
+  for (const r of byNeed) {
+    const i = roofs.indexOf(r);
+    const others = ridgePx.filter((_, j) => j !== i);
+    requests.push({ id: `ridge ${r.gi} ${r.roof.key}`, texts: [`ridge ${intensity(r.roof.ridge)}`], fontSize: h, weight: r.gi ? 20 : 30, candidates: (w) => ridgeCandidates(ridgePx[i], others, w, h) });
+  }
+  for (const level of ['dram', 'l2'] as const)
+    for (const s of slopes.filter((x) => x.level === level)) requests.push({ id: `${level} ${s.gi}`, texts: [s.text], fontSize: h, weight: 50, candidates: (w) => slopeCandidates(s, slopeAngle, w) });
+  const regionTexts: [string, 'memory' | 'compute', boolean][] = [
+    ['memory-bound', 'memory', false],
+    ['memory-intensive', 'memory', true],
+    ['compute-bound', 'compute', false],
+    ['compute-intensive', 'compute', true],
+  ];
+  if (regionTop) {
+    const g: RegionGeometry = { slopeFrom: at(xmin, bw * xmin), ridge: at(regionTop.ridge, regionTop.peak), band: ys.px(regionTop.peak * band) - ys.px(regionTop.peak) };
+    for (const [text, side, deep] of regionTexts) requests.push({ id: `region ${text}`, texts: [text], fontSize: h, weight: 10, candidates: (w) => regionCandidates(g, width, height, side, deep, w, h) });
+  }
+  // What a label should not hide: the lines (a crossing costs as much as moving 75 px along a roof), the dots and the ridge points (drawn over the labels).
+  const obstacles: Obstacles = { segments: [], boxes: [] };
+  for (const r of roofs) obstacles.segments.push({ from: at(r.roof.ridge, r.roof.peak), to: at(xmax, r.roof.peak), cost: 6 });
+  for (const s of slopes) obstacles.segments.push({ from: s.from, to: s.to, cost: 6 });
+  // The dotted lines joining a kernel's dots lie under the labels' halos: crossing them costs less.
+  for (const pairs of [ranges, measuredLinks])
+    for (let i = 0; i + 1 < pairs.length; i += 2) obstacles.segments.push({ from: at(pairs[i].x as number, pairs[i].y as number), to: at(pairs[i + 1].x as number, pairs[i + 1].y as number), cost: 2 });
+  const square = (p: Point, half: number): Quad => [
+    { x: p.x - half, y: p.y - half },
+    { x: p.x + half, y: p.y - half },
+    { x: p.x + half, y: p.y + half },
+    { x: p.x - half, y: p.y + half },
+  ];
+  for (const d of [...dots, ...measuredDots]) obstacles.boxes.push({ quad: square(at(d.x as number, d.y as number), d.selected ? 8 : 6), cost: 40 });
+  for (const r of roofs) obstacles.boxes.push({ quad: square(at(r.roof.ridge, r.roof.peak), 3.5), cost: 30 });
+  const placed = placeLabels(requests, width, height, obstacles);
+  // Back into data coordinates, so the labels stay on the chart's scales.
+  const labelDatum = (id: string, extra: Record<string, unknown>): Record<string, unknown> | undefined => {
+    const p = placed.get(id);
+    return p && { ...extra, text: p.text, x: xs.value(p.x), y: ys.value(p.y), align: p.align, baseline: p.baseline, angle: p.angle };
+  };
+  const present = (x: Record<string, unknown> | undefined): x is Record<string, unknown> => x !== undefined;
+  const seriesOf = (r: RoofEntry): string => `${gpus[r.gi].id} ${r.roof.key}`;
+  const roofLabels = roofs.map((r) => labelDatum(`roof ${r.gi} ${r.roof.key}`, { series: seriesOf(r), compare: r.gi > 0, relevant: r.relevant })).filter(present);
+  const ridgeLabels = roofs.map((r) => labelDatum(`ridge ${r.gi} ${r.roof.key}`, { series: seriesOf(r), compare: r.gi > 0, relevant: r.relevant })).filter(present);
+  const slopeLabels = slopes.map((s) => labelDatum(`${s.level} ${s.gi}`, { compare: s.gi > 0, level: s.level })).filter(present);
+  const regionLabels = regionTop ? regionTexts.map(([text]) => labelDatum(`region ${text}`, {})).filter(present) : [];
+
   const x = {
     field: 'x',
     type: 'quantitative',
@@ -297,16 +561,12 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     { field: 'peak', title: 'peak' },
     { field: 'perUnit', title: 'work' },
   ];
+  // Every label is laid out above: its place (align, baseline, angle) comes with its datum.
+  const placedText = { fontSize: LABEL_FONT_SIZE, align: { expr: 'datum.align' }, baseline: { expr: 'datum.baseline' }, angle: { expr: 'datum.angle' } };
 
   const layers: Record<string, unknown>[] = [];
-  if (opts.showRegions && measuredDots.length && allRoofs[0].length) {
-    // Under the roof of the measured kernels' precision (the one most of them use; the higher
-    // peak on a tie), as the measured situations are judged: memory side left of its ridge,
-    // compute side right of it; the band within 70 % of the roof is "on the roof" (…-bound),
-    // below it "…-intensive".
-    const bw = opts.gpu.memoryBandwidth;
-    const top = regionRoof(kernels.filter((k) => (k.measured ?? []).length > 0), bw) ?? allRoofs[0][0];
-    const band = 0.7;
+  if (regionTop) {
+    const top = regionTop;
     // Fill, not colour: a scale of its own, so the kernels' colour legend keeps its title.
     const regionFill = { field: 'region', type: 'nominal', scale: { domain: ['memory', 'compute'], range: [theme.memory, theme.compute] }, legend: null };
     const regions: Record<string, unknown>[] = [];
@@ -329,20 +589,6 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         mark: { type: 'area', opacity: 0.05, clip: true },
         encoding: { x, y: { ...y, field: 'ylow' }, y2: { field: 'y2' }, fill: regionFill, detail: { field: 'region' } },
       },
-      {
-        name: 'regionLabels',
-        data: {
-          name: 'regionLabels',
-          values: [
-            { x: Math.sqrt(xmin * top.ridge), y: bw * Math.sqrt(xmin * top.ridge) * 0.85, text: 'memory-bound' },
-            { x: Math.sqrt(xmin * top.ridge), y: bw * Math.sqrt(xmin * top.ridge) * 0.2, text: 'memory-intensive' },
-            { x: Math.sqrt(top.ridge * xmax), y: top.peak * 0.85, text: 'compute-bound' },
-            { x: Math.sqrt(top.ridge * xmax), y: top.peak * 0.2, text: 'compute-intensive' },
-          ],
-        },
-        mark: { type: 'text', fontSize: 10, fontStyle: 'italic', opacity: 0.7 },
-        encoding: { x, y, text: { field: 'text' }, color: { value: theme.foreground } },
-      },
     );
   }
 
@@ -355,7 +601,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     config: {
       font: theme.font,
       axis: { labelColor: theme.foreground, titleColor: theme.foreground, gridColor: theme.grid, domainColor: theme.foreground, tickColor: theme.foreground },
-      legend: { labelColor: theme.foreground, titleColor: theme.foreground },
+      legend: { labelColor: theme.foreground, titleColor: theme.foreground, ...(opts.legend === 'bottom' ? { orient: 'bottom', direction: 'horizontal' } : {}) },
       text: { color: theme.foreground },
       view: { stroke: null },
     },
@@ -372,40 +618,17 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
           order: { field: 'order' },
           color: { condition: { test: "datum.level === 'l2'", value: theme.l2 }, value: theme.roof },
           strokeDash: { condition: { test: 'datum.compare', value: [6, 3] }, value: [1, 0] },
-          strokeWidth: { value: 1.5 },
-          opacity: { condition: { test: 'datum.compare', value: 0.8 }, value: 1 },
+          // The kernels' own precisions stand out; the other roofs are context.
+          strokeWidth: { condition: { test: 'datum.relevant', value: 1.75 }, value: 1 },
+          opacity: { condition: { test: 'datum.relevant', value: 1 }, value: 0.6 },
+          tooltip: { field: 'tip' },
         },
-      },
-      {
-        name: 'roofLabels',
-        data: { name: 'roofLabels', values: roofPoints.filter((p) => p.end) },
-        mark: { type: 'text', align: 'right', baseline: 'bottom', dy: -3, dx: -4, fontSize: 10, clip: true },
-        encoding: { x, y, text: { field: 'label' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground } },
       },
       {
         name: 'ridges',
         data: { name: 'ridges', values: ridgePoints },
         mark: { type: 'point', filled: true, size: 30 },
-        encoding: { x, y, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.roof } },
-      },
-      {
-        name: 'l2Labels',
-        data: { name: 'l2Labels', values: slopeLabels.filter((l) => l.level === 'l2') },
-        mark: { type: 'text', align: 'left', baseline: 'bottom', dy: -2, angle: slopeAngle, fontSize: 10, clip: true },
-        encoding: { x, y, text: { field: 'text' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.l2 } },
-      },
-      {
-        name: 'dramLabels',
-        data: { name: 'dramLabels', values: slopeLabels.filter((l) => l.level === 'dram') },
-        mark: { type: 'text', align: 'left', baseline: 'top', dy: 2, angle: slopeAngle, fontSize: 10, clip: true },
-        encoding: { x, y, text: { field: 'text' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground } },
-      },
-      {
-        name: 'ridgeLabels',
-        data: { name: 'ridgeLabels', values: ridgePoints },
-        // Above-left of the ridge point: the corner between the slope and the roof holds nothing else.
-        mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -5, dy: -2, fontSize: 10 },
-        encoding: { x, y, text: { field: 'text' }, color: { value: theme.foreground } },
+        encoding: { x, y, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.roof }, tooltip: { field: 'tip' } },
       },
       {
         name: 'ranges',
@@ -419,6 +642,78 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         mark: { type: 'line', strokeDash: [1, 3] },
         encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.foreground } },
       },
+      {
+        // A halo in the background colour under every label, so a line it has to cross does not strike it through.
+        name: 'labelHalos',
+        data: {
+          name: 'labelHalos',
+          values: [...roofLabels, ...ridgeLabels, ...slopeLabels, ...regionLabels.map((l): Record<string, unknown> => ({ ...l, italic: true }))].map((l) => ({
+            text: l.text,
+            x: l.x,
+            y: l.y,
+            align: l.align,
+            baseline: l.baseline,
+            angle: l.angle,
+            italic: l.italic === true,
+          })),
+        },
+        // A label centred on its roof gets a wider one: the line stops short of the text, spaces included.
+        mark: {
+          type: 'text',
+          ...placedText,
+          fontStyle: { expr: "datum.italic ? 'italic' : 'normal'" },
+          stroke: theme.background,
+          strokeWidth: { expr: "datum.baseline === 'middle' ? 6 : 4" },
+          strokeJoin: 'round',
+        },
+        encoding: { x, y, text: { field: 'text' }, color: { value: theme.background } },
+      },
+      {
+        name: 'roofLabels',
+        data: { name: 'roofLabels', values: roofLabels },
+        mark: { type: 'text', ...placedText },
+        encoding: {
+          x,
+          y,
+          text: { field: 'text' },
+          color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground },
+          opacity: { condition: { test: 'datum.relevant', value: 1 }, value: 0.75 },
+        },
+      },
+      {
+        name: 'ridgeLabels',
+        data: { name: 'ridgeLabels', values: ridgeLabels },
+        mark: { type: 'text', ...placedText },
+        encoding: {
+          x,
+          y,
+          text: { field: 'text' },
+          color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground },
+          opacity: { condition: { test: 'datum.relevant', value: 1 }, value: 0.75 },
+        },
+      },
+      {
+        name: 'l2Labels',
+        data: { name: 'l2Labels', values: slopeLabels.filter((l) => l.level === 'l2') },
+        mark: { type: 'text', ...placedText },
+        encoding: { x, y, text: { field: 'text' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.l2 } },
+      },
+      {
+        name: 'dramLabels',
+        data: { name: 'dramLabels', values: slopeLabels.filter((l) => l.level === 'dram') },
+        mark: { type: 'text', ...placedText },
+        encoding: { x, y, text: { field: 'text' }, color: { condition: { test: 'datum.compare', value: theme.compareRoof }, value: theme.foreground } },
+      },
+      ...(regionTop
+        ? [
+            {
+              name: 'regionLabels',
+              data: { name: 'regionLabels', values: regionLabels },
+              mark: { type: 'text', ...placedText, fontStyle: 'italic', opacity: 0.7 },
+              encoding: { x, y, text: { field: 'text' }, color: { value: theme.foreground } },
+            },
+          ]
+        : []),
       {
         name: 'measured',
         data: { name: 'measured', values: measuredDots },

@@ -69,6 +69,38 @@ export interface DiffReport {
   files: FileChange[];
   kernels: KernelChange[];
   notes: DiffNote[];
+  /** Pipelines whose total time bound (T_lower on the first GPU) changed, appeared or went away (docs/pipelines.md). */
+  pipelines?: PipelineChange[];
+}
+
+export interface PipelineChange {
+  path: string;
+  name: string;
+  change: 'added' | 'removed' | 'changed' | 'unchanged';
+  /** Pipeline T_lower, seconds (null: no numbers). */
+  before: number | null;
+  after: number | null;
+  launchesBefore: number | null;
+  launchesAfter: number | null;
+}
+
+/** Pairs pipelines by file and name; a change of T_lower by more than 0.1 % is a change. */
+export function diffPipelines(base: MultiGpuReport, head: MultiGpuReport, files: FileChange[]): PipelineChange[] {
+  const out: PipelineChange[] = [];
+  const of = (r: MultiGpuReport, path: string | undefined) => (path ? (r.files.find((f) => f.path === path)?.pipelines ?? []) : []);
+  for (const f of files) {
+    const b = of(base, f.oldPath ?? undefined);
+    const h = of(head, f.newPath ?? undefined);
+    for (const name of new Set([...b.map((x) => x.name), ...h.map((x) => x.name)])) {
+      const pb = b.find((x) => x.name === name);
+      const ph = h.find((x) => x.name === name);
+      const before = pb ? pb.total.time.lower : null;
+      const after = ph ? ph.total.time.lower : null;
+      const change = !pb ? 'added' : !ph ? 'removed' : before !== null && after !== null && Math.abs(after - before) <= 1e-3 * Math.max(before, after) && pb.total.launches === ph.total.launches ? 'unchanged' : 'changed';
+      out.push({ path: (f.newPath ?? f.oldPath)!, name, change, before: pb && pb.total.resolved ? before : null, after: ph && ph.total.resolved ? after : null, launchesBefore: pb?.total.launches ?? null, launchesAfter: ph?.total.launches ?? null });
+    }
+  }
+  return out;
 }
 
 /** One revision as the caller analysed it: the report of its changed files and their text. */
@@ -303,6 +335,10 @@ export function diffReports(base: RevisionInput, head: RevisionInput, files: Fil
     files,
     kernels: p.kernels,
     notes: notesOf(files, base, head, p.kernels),
+    ...(() => {
+      const pl = diffPipelines(base.report, head.report, files);
+      return pl.length ? { pipelines: pl } : {};
+    })(),
   };
 }
 

@@ -7,8 +7,10 @@
  * kernels also carry `byGpu`: the roofline verdict on every selected GPU
  * (the analysis is the same on each, only the roof differs).
  */
-import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, ProfileSummary } from './types';
+import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, PipelineReport, ProfileSummary } from './types';
+import { fusionLines, pipelineRows, pipelineSummary } from './pipelines';
 import { bytes, flopRate, flops, intensity, percent, seconds, si } from './format';
+import { boundsSentence, incompleteText, marks, steadyText, steadyVerdict } from './honesty';
 
 // ---------------------------------------------------------------------------
 // Several GPUs
@@ -89,14 +91,47 @@ export function verdictSentence(k: KernelReport, v: GpuVerdict, gpuName: string)
     const l2 = v.l2RidgePoint !== null && k.arithmeticIntensity !== null ? ` and AI ${intensity(k.arithmeticIntensity)} ≥ L2 ridge ${intensity(v.l2RidgePoint)}` : '';
     return `compute-bound on ${gpuName} — ${dramAi} FLOP/B ≥ ridge ${intensity(v.ridgePoint)}${l2}, ${att}`;
   }
+  if (k.arithmeticIntensitySteady) return `${steadyVerdict(k)} on ${gpuName} at the steady state — ${steadyText(k)}; bind ${k.arithmeticIntensitySteady.independentOf.join(', ')} for the full count`;
   const why = k.unbound.length ? `bind ${k.unbound.slice(0, 3).join(', ')}` : 'its arithmetic intensity could not be estimated';
   return `bound unknown on ${gpuName} — ${why}`;
 }
 
 function boundCell(k: KernelReport, v: GpuVerdict | undefined): string {
   if (!v) return '?';
+  if (v.bound === 'unknown' && k.arithmeticIntensitySteady) return `${steadyVerdict(k)} at steady state (bind ${k.arithmeticIntensitySteady.independentOf.join(', ')})`;
   if (v.bound === 'unknown' && k.unbound.length) return `unknown (bind ${k.unbound.slice(0, 3).join(', ')})`;
   return boundLabel(v);
+}
+
+/** The numbers of a kernel as cells: a lower bound `≥ 1.2 kFLOP`, a steady state `≈ 85.3 (K-loop)`. */
+function cells(k: KernelReport): { flops: string; load: string; store: string; bytes: string; ai: string; compulsory: string } {
+  const m = marks(k);
+  const s = k.arithmeticIntensitySteady;
+  const ai =
+    k.arithmeticIntensity !== null
+      ? `${m.intensity}${intensity(k.arithmeticIntensity)}`
+      : s
+        ? `≈ ${intensity(s.value)} (${s.independentOf.length === 1 ? `${s.independentOf[0]}-loop` : 'loop'} steady state)`
+        : intensity(null);
+  return {
+    flops: `${k.perUnit.flops === null ? '' : m.flops}${flops(k.perUnit.flops)}`,
+    load: `${k.perUnit.loadBytes === null ? '' : m.bytes}${bytes(k.perUnit.loadBytes)}`,
+    store: `${k.perUnit.storeBytes === null ? '' : m.bytes}${bytes(k.perUnit.storeBytes)}`,
+    bytes: `${totalBytes(k) === null ? '' : m.bytes}${bytes(totalBytes(k))}`,
+    ai,
+    compulsory: k.compulsoryIntensity === null ? intensity(null) : `${m.intensity}${intensity(k.compulsoryIntensity)}`,
+  };
+}
+
+/** `k: incomplete: 2 unknown calls — FLOPs are a lower bound, …` and the steady state's verdict, as note lines. */
+function kernelNotes(k: KernelReport): string[] {
+  const out: string[] = [];
+  if (!k.complete) out.push(`${k.name}: ${incompleteText(k)} — ${boundsSentence(k)}`);
+  if (k.arithmeticIntensity === null && k.arithmeticIntensitySteady) {
+    const s = k.arithmeticIntensitySteady;
+    out.push(`${k.name}: ${steadyText(k)} (loop at line ${s.loopLine}) · ${steadyVerdict(k)}; not the full count: bind ${s.independentOf.join(', ')}`);
+  }
+  return out;
 }
 
 function totalBytes(k: { perUnit: KernelReport['perUnit'] }): number | null {
@@ -143,19 +178,23 @@ function compactVerdict(k: KernelReport, v: GpuVerdict | undefined): string {
 export function renderText(r: MultiGpuReport): string {
   const gpus = reportGpus(r);
   const out: string[] = gpus.map((g) => `GPU: ${gpuLine(r, g)}`);
+  for (const d of r.diagnostics ?? []) out.push(`${d.severity}: ${d.message}`);
   for (const f of r.files) {
     out.push('', `${f.path} (${f.language})`);
     if (f.kernels.length) {
       const head = ['kernel', 'line', 'FLOPs/unit', 'load/unit', 'store/unit', 'AI', 'AI (compulsory)'];
       const rows = [gpus.length > 1 ? [...head, ...gpus.map((g) => g.id)] : [...head, 'ridge', 'bound', '% of peak', 'peak']];
       for (const k of f.kernels) {
-        const cells = [k.name, String(k.line), flops(k.perUnit.flops), bytes(k.perUnit.loadBytes), bytes(k.perUnit.storeBytes), intensity(k.arithmeticIntensity), intensity(k.compulsoryIntensity)];
-        if (gpus.length > 1) rows.push([...cells, ...gpus.map((g) => compactVerdict(k, verdictOn(k, g.id, r)))]);
-        else rows.push([...cells, intensity(k.ridgePoint), boundCell(k, verdictOf(k)), attainableShare(verdictOf(k)), `${k.peak.kind} ${k.peak.dtype} ${flopRate(k.peak.flops)}`]);
+        const c = cells(k);
+        const row = [k.name, String(k.line), c.flops, c.load, c.store, c.ai, c.compulsory];
+        if (gpus.length > 1) rows.push([...row, ...gpus.map((g) => compactVerdict(k, verdictOn(k, g.id, r)))]);
+        else rows.push([...row, intensity(k.ridgePoint), boundCell(k, verdictOf(k)), attainableShare(verdictOf(k)), `${k.peak.kind} ${k.peak.dtype} ${flopRate(k.peak.flops)}`]);
       }
       out.push(table(rows).replace(/^/gm, '  '));
+      for (const k of f.kernels) for (const n of kernelNotes(k)) out.push(`  ${n}`);
     }
     for (const k of f.kernels) for (const m of k.measured ?? []) out.push(`  measured ${measuredLabel(k.name, m)}: ${measuredSentence(m)}`);
+    for (const p of f.pipelines ?? []) out.push('', ...pipelineText(p));
     for (const d of f.diagnostics) out.push(`  ${f.path}:${d.line}: ${d.severity}: ${d.message}`);
   }
   if (r.profile) out.push('', ...profileLines(r.profile).map((l) => `profile: ${l}`));
@@ -248,7 +287,8 @@ function kernelTable(r: MultiGpuReport, f: MultiGpuFile): string[] {
     const verdicts = multi
       ? gpus.map((g) => mdVerdictCell(k, verdictOn(k, g.id, r)))
       : [mdText(boundCell(k, verdictOf(k))), k.attainableFlops === null ? '?' : `${flopRate(k.attainableFlops)} (${attainableShare(verdictOf(k))} of ${peakLabel(k.peak)})`];
-    rows.push(mdRow([mdCode(k.name), mdCode(`${f.path}:${k.line}`), k.unit, intensity(k.arithmeticIntensity), intensity(k.compulsoryIntensity), ...verdicts, flops(k.perUnit.flops), bytes(totalBytes(k))]));
+    const c = cells(k);
+    rows.push(mdRow([mdCode(k.name), mdCode(`${f.path}:${k.line}`), k.unit, mdText(c.ai), mdText(c.compulsory), ...verdicts, mdText(c.flops), mdText(c.bytes)]));
   }
   return rows;
 }
@@ -303,10 +343,31 @@ function measuredTable(f: MultiGpuFile): string[] {
   ];
 }
 
+function pipelineText(p: PipelineReport): string[] {
+  return [`  pipeline ${p.name} (line ${p.line}): ${pipelineSummary(p)}`, table(pipelineRows(p)).replace(/^/gm, '    '), ...fusionLines(p).map((l) => `    ${l}`), ...p.notes.map((n) => `    note: ${n}`)];
+}
+
+function pipelineMarkdown(p: PipelineReport): string[] {
+  const rows = pipelineRows(p);
+  return [
+    `**Pipeline ${mdCode(p.name)}** (line ${p.line}): ${mdText(pipelineSummary(p))}`,
+    '',
+    mdRow(rows[0]),
+    mdRow(rows[0].map(() => '---')),
+    ...rows.slice(1).map((r) => mdRow(r.map(mdText))),
+    '',
+    ...fusionLines(p).map((l) => `- ${mdText(l)}`),
+    ...p.notes.map((n) => `- note: ${mdText(n)}`),
+    '',
+  ];
+}
+
 function fileMarkdown(r: MultiGpuReport, f: MultiGpuFile): string[] {
   const out = [`### ${mdCode(f.path)}`, ''];
   if (f.kernels.length) out.push(...kernelTable(r, f), '', ...measuredTable(f));
   else out.push(`_no ${f.language} kernels_`, '');
+  for (const k of f.kernels) for (const n of kernelNotes(k)) out.push(`- **${k.complete ? 'note' : 'incomplete'}** ${mdText(n)}`);
+  for (const p of f.pipelines ?? []) out.push(...pipelineMarkdown(p));
   const visible = f.diagnostics.filter((d) => d.severity !== 'info');
   for (const d of visible) out.push(`- **${d.severity}** (line ${d.line}): ${mdText(d.message)}`);
   if (visible.length) out.push('');
@@ -329,6 +390,7 @@ export function renderMarkdown(r: MultiGpuReport): string {
   const gpus = reportGpus(r);
   const out = [`## Roofline Lens: ${gpus.map((g) => mdText(g.name)).join(', ')}`, ''];
   for (const g of gpus) out.push(`- ${mdText(gpuLine(r, g))}`);
+  for (const d of r.diagnostics ?? []) out.push(`- **${d.severity}**: ${mdText(d.message)}`);
   out.push('');
   for (const f of r.files) out.push(...fileMarkdown(r, f));
   if (r.profile) out.push(...profileLines(r.profile).map((l) => `- profile: ${mdText(l)}`), '');

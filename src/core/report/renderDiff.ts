@@ -2,8 +2,8 @@
  * Text (terminal) and Markdown (pull-request comment) renderings of a diff
  * between two revisions (report/diff.ts computes it).
  */
-import { flopRate, intensity } from './format';
-import { turnedMemoryBound, type DiffReport, type KernelChange, type KernelSnapshot, type Regression } from './diff';
+import { flopRate, intensity, percent, seconds } from './format';
+import { turnedMemoryBound, type DiffReport, type KernelChange, type KernelSnapshot, type PipelineChange, type Regression } from './diff';
 import { boundLabel, mdCode, mdRow, mdText } from './render';
 
 function signedPercent(before: number | null, after: number | null): string {
@@ -82,6 +82,8 @@ export function renderDiffText(d: DiffReport, regressions: Regression[]): string
       if (c.caveat) out.push(`         note: ${c.caveat}`);
     }
   }
+  const pls = (d.pipelines ?? []).filter((x) => x.change !== 'unchanged');
+  if (pls.length) out.push('', ...pls.map((x) => `pipeline ${x.change.padEnd(8)} ${x.name}  ${x.path}: ${pipelineChange(x)}`));
   if (d.notes.length) out.push('');
   for (const n of d.notes) out.push(`note     ${n.path}${n.line ? `:${n.line}` : ''} (${n.side}): ${n.message}`);
   if (regressions.length) out.push('', `${regressions.length} regression(s):`, ...regressions.map((x) => `  ${x.message}`));
@@ -118,6 +120,12 @@ export function renderDiffMarkdown(d: DiffReport, regressions: Regression[]): st
     for (const c of list.filter((x) => x.caveat)) out.push(`- ${kernelTitle(c, mdCode)}: ${mdText(c.caveat!)}`);
     if (list.some((x) => x.caveat)) out.push('');
   }
+  const pls = (d.pipelines ?? []).filter((x) => x.change !== 'unchanged');
+  if (pls.length) {
+    out.push('### Pipelines', '');
+    for (const x of pls) out.push(`- ${mdCode(x.name)} (${mdCode(x.path)}), ${x.change}: ${mdText(pipelineChange(x))}`);
+    out.push('');
+  }
   if (d.notes.length) {
     out.push('### Notes', '');
     for (const n of d.notes) out.push(`- ${mdCode(n.path + (n.line ? `:${n.line}` : ''))} (${n.side}): ${mdText(n.message)}`);
@@ -130,3 +138,11 @@ export function renderDiffMarkdown(d: DiffReport, regressions: Regression[]): st
   out.push('<sub>Static estimates for one interior tile; AI = FLOPs ÷ bytes one unit requests. ⚠ marks a kernel that went from compute- to memory-bound.</sub>');
   return out.join('\n') + '\n';
 }
+
+/** "T ≥ 54.4 µs → 41.2 µs (−24.4 %), 3 → 2 launches". */
+function pipelineChange(x: PipelineChange): string {
+  const pct = x.before && x.after !== null ? ` (${x.after >= x.before ? '+' : '−'}${percent(Math.abs(x.after - x.before) / x.before)})` : '';
+  const l = x.launchesBefore !== x.launchesAfter ? `, ${x.launchesBefore ?? '–'} → ${x.launchesAfter ?? '–'} launches` : '';
+  return `T_lower ${x.before === null ? '–' : seconds(x.before)} → ${x.after === null ? '–' : seconds(x.after)}${pct}${l}`;
+}
+

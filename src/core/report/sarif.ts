@@ -8,6 +8,7 @@
  */
 import type { Severity } from '../ir';
 import type { KernelReport } from './types';
+import { boundsSentence, incompleteText } from './honesty';
 import { measuredLabel, measuredSentence, reportGpus, verdictOn, verdictSentence, type GpuVerdict, type MultiGpuKernel, type MultiGpuReport } from './render';
 
 export type SarifLevel = 'none' | 'note' | 'warning' | 'error';
@@ -113,7 +114,7 @@ function result(k: MultiGpuKernel, path: string, r: MultiGpuReport, levels: Sari
     ruleId: RULE_PREFIX + key,
     ruleIndex: RULE_KEYS.indexOf(key),
     level: levels[RULES[key].level],
-    message: { text: `${k.name}: ${sentences.join('; ')}${(k.measured ?? []).map((m) => { const label = measuredLabel(k.name, m); return `; measured${label !== k.name ? ` ${label}` : ''} ${measuredSentence(m)}`; }).join('')}` },
+    message: { text: `${k.name}: ${sentences.join('; ')}${k.complete ? '' : ` (${incompleteText(k)}: ${boundsSentence(k)})`}${(k.measured ?? []).map((m) => { const label = measuredLabel(k.name, m); return `; measured${label !== k.name ? ` ${label}` : ''} ${measuredSentence(m)}`; }).join('')}` },
     locations: [{ physicalLocation: { artifactLocation: artifactLocation(path), region }, logicalLocations: [{ name: k.name, kind: 'function' }] }],
     properties: resultProperties(k, gpus.map((g) => g.id), verdicts),
   };
@@ -132,6 +133,7 @@ const NOTIFICATION_LEVEL: Record<Severity, SarifLevel> = { error: 'error', warni
 
 function notifications(r: MultiGpuReport): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
+  for (const d of r.diagnostics ?? []) if (d.severity !== 'info') out.push({ level: NOTIFICATION_LEVEL[d.severity], message: { text: d.message }, descriptor: { id: d.code } });
   for (const f of r.files)
     for (const d of f.diagnostics)
       if (d.severity !== 'info')

@@ -8,6 +8,27 @@ import type { Diagnostic, Language, UnitKind, BindingSource } from '../ir';
 
 export type BoundKind = 'exact' | 'lower' | 'upper' | 'unknown';
 
+/**
+ * A kernel whose counts are symbolic only because of loop trip counts: the
+ * intensity of its dominant loop per iteration (COUNTING.md "Honesty"), with
+ * the roofline placed at it. Never the full count: binding the symbols gives that.
+ */
+export interface SteadyIntensity {
+  /** FLOPs ÷ bytes per iteration of the loop. */
+  value: number;
+  loopLine: number;
+  loopLabel: string;
+  /** The unbound symbols it does not depend on (`K`). */
+  independentOf: string[];
+  /** True when the whole kernel's tile intensity tends to `value` as the symbols grow. */
+  limit: boolean;
+  /** The compulsory intensity's limit as the symbols grow, when the other sizes are known. */
+  compulsory: number | null;
+  bound: 'memory' | 'compute';
+  boundLevel: 'dram' | 'l2' | null;
+  attainableFlops: number;
+}
+
 export interface PerUnit {
   flops: number | null;
   loadBytes: number | null;
@@ -62,13 +83,15 @@ export interface KernelReport {
   complete: boolean;
   /** Ids of the messages that cost the kernel counts (`unknownCall`, `unattributedStore`, …). */
   incompleteReasons?: string[];
+  /** How many times each reason was said about the kernel. */
+  incompleteCounts?: Record<string, number>;
   /** Which way each number can be off when the kernel is incomplete. */
   bounds?: { flops: BoundKind; bytes: BoundKind; arithmeticIntensity: BoundKind };
   /**
    * When only loop trip counts are unknown: the intensity of the dominant loop
    * per iteration (its limit as the symbols grow when `limit`), never the full count.
    */
-  arithmeticIntensitySteady?: { value: number; loopLine: number; loopLabel: string; independentOf: string[]; limit: boolean };
+  arithmeticIntensitySteady?: SteadyIntensity;
   /** Compile-time values that are not bound: the costlier choice was counted; binding them decides. */
   undecided?: string[];
   units: number | null;
@@ -194,11 +217,91 @@ export interface ProfileSummary {
   diagnostics: { severity: string; message: string; line?: number; code?: string }[];
 }
 
+/** One launch of a pipeline (docs/pipelines.md). Whole-launch numbers, per execution. */
+export interface PipelineLaunchReport {
+  kernel: string;
+  /** Line of the launch site. */
+  line: number;
+  /** Line in the pipeline function where it happens (the launch or the launcher call). */
+  callLine: number;
+  via?: string;
+  /** Executions per pipeline call (host loops); null when unknown (counted once). */
+  repeat: number | null;
+  repeatNote?: string;
+  units: number | null;
+  bindings: Record<string, number | boolean | string>;
+  flops: number | null;
+  /** units × per-unit bytes: what L2 must serve. */
+  tileBytes: number | null;
+  /** Every distinct element once (the tile bytes when the footprint is unknown). */
+  compulsoryBytes: number | null;
+  time: TimeBounds | null;
+  bound: 'memory' | 'compute' | 'unknown';
+  /** This launch's share (× repeat) of the pipeline's T_lower. */
+  share: number | null;
+  /** Host tensors passed, by kernel parameter: { name, read and written bytes }. */
+  tensors: { param: string; name: string; readBytes: number | null; writtenBytes: number | null }[];
+  complete: boolean;
+  /** Why the launch has no numbers. */
+  unresolved?: string;
+}
+
+export interface PipelineFusion {
+  /** Indexes into `launches`. */
+  from: number;
+  to: number;
+  fromKernel: string;
+  toKernel: string;
+  /** The host variables written by `from` and read by `to`. */
+  tensors: string[];
+  /** DRAM bytes of the intermediate written and read again (× repeat). */
+  bytesSaved: number;
+  /** Pipeline T_lower before and after fusing this pair alone, seconds. */
+  lowerBefore: number;
+  lowerAfter: number;
+  /** (before − after) ÷ before. */
+  saving: number;
+  /** The fused launch's bound. */
+  fusedBound: 'memory' | 'compute';
+}
+
+export interface PipelineReport {
+  name: string;
+  line: number;
+  endLine: number;
+  launches: PipelineLaunchReport[];
+  total: {
+    /** Executions, repeats included. */
+    launches: number;
+    /** Launches with numbers (× repeat) / all. */
+    resolved: number;
+    flops: number;
+    compulsoryBytes: number;
+    tileBytes: number;
+    /** total FLOPs ÷ total compulsory bytes: the pipeline's point. */
+    intensity: number | null;
+    time: TimeBounds;
+    /** Σ T_lower of the launches whose memory term is the larger. */
+    memoryBoundTime: number;
+    memoryBoundShare: number | null;
+    /** False when some launch has no numbers or is incomplete: totals are then lower bounds. */
+    complete: boolean;
+    /** Best set of disjoint fusions: pairs and the pipeline's T_lower with all of them. */
+    fusedPairs: number;
+    fusedLower: number | null;
+    fusedSaving: number | null;
+  };
+  fusion: PipelineFusion[];
+  notes: string[];
+}
+
 export interface FileReport {
   path: string;
   language: Language;
   diagnostics: Diagnostic[];
   kernels: KernelReport[];
+  /** Launch sequences of the host code (issue 18). */
+  pipelines?: PipelineReport[];
   /** Present when the time slice ended first: analyse again to get the rest. */
   partial?: { analysed: number; total: number };
 }
@@ -215,6 +318,8 @@ export interface AnalysisReport {
   schemaVersion: 1;
   gpu: GpuSummary;
   files: FileReport[];
+  /** About the command rather than one file (a `--set` no kernel uses). Absent when there are none. */
+  diagnostics?: Diagnostic[];
   /** Present when a profile was imported. */
   profile?: ProfileSummary;
 }

@@ -141,7 +141,10 @@ function applyLaunch(st: Interp, def: FnDef, launch: LaunchInfo): void {
   def.params.forEach((p, i) => {
     const d = unwrapDeclarator(baseType(st, p.childForFieldName('type')), p.childForFieldName('declarator'));
     const v = st.value(launch.args[i]?.e);
-    if (d.name && v !== undefined && d.ty.k === 'num') st.bind(d.name, v, 'launch', `argument of the ${where}`);
+    if (!d.name || v === undefined || d.ty.k !== 'num') return;
+    // A value the launch's own function does not give came from its caller's host code.
+    if (st.value(launch.ownArgs[i]?.e) === undefined && launch.hostDetail) st.bind(d.name, v, 'host', `${launch.hostDetail} → argument of the ${where}`);
+    else st.bind(d.name, v, 'launch', `argument of the ${where}`);
   });
 }
 
@@ -213,7 +216,8 @@ function pointee(st: Interp, name: string, declared: Ty, p: Node): Ty {
   if (declared.k === 'struct') return declared;
   st.assume('elemAssumedFp32', name);
   st.say('unknownDtype', p, name);
-  return numTy('fp32', 1, 'float');
+  // Named as declared (`Vertex`), so a member access on it can say which type is missing.
+  return numTy('fp32', 1, declared.k === 'unknown' && declared.name !== '?' ? declared.name : 'float');
 }
 
 /** A struct passed by value: its pointer members point to global memory (`p.A`), its scalars are symbols (`p.n`). */

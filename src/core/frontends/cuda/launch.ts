@@ -9,12 +9,12 @@ import type { BindingSet } from '../../bindings';
 import type { FrontendContext } from '../../frontend';
 import type { Region } from '../../ir';
 import { mapSyms } from './indexsyms';
-import { num, ONE, sym, type Expr } from '../../sym/expr';
+import { evaluate, num, ONE, sym, type Expr } from '../../sym/expr';
 import { evalExpr, evalTemplateArg } from './expr';
 import type { FileInfo, LaunchSite } from './file';
 import { Interp, Scope } from './state';
 import { execStmt } from './stmt';
-import { lineOf, named, type Node } from './syntax';
+import { brief, lineOf, named, type Node } from './syntax';
 import { descriptorType, baseType, unwrapDeclarator } from './typesyn';
 import { isIntTy, UNKNOWN, type Ty } from './types';
 import type { Val } from './values';
@@ -29,12 +29,24 @@ export interface LaunchInfo {
   args: Val[];
   /** How many launches of this kernel the file has. */
   count: number;
+  /** The arguments evaluated with the host function's parameters as symbols (what the launch alone says). */
+  ownArgs: Val[];
+  /** Where the host function's parameter values came from (its call site), when they were followed. */
+  hostDetail?: string;
 }
 
-export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, site: LaunchSite, count: number): LaunchInfo {
+/** Values a pipeline (or a call site) gives the host function around a launch, by parameter name. */
+export type HostParams = Map<string, number>;
+
+export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, site: LaunchSite, count: number, given?: { params: HostParams; detail: string }): LaunchInfo {
   const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
+  const own = new Interp(ctx, file, b, root, ONE, true);
+  enterHostFunction(own, site.call);
+  const ownArgs = site.args.map((a) => evalExpr(own, a));
+  // The host function's parameters: given by a pipeline, else from its first call site in the file.
+  const followed = given ?? callerParams(ctx, file, b, site.call);
   const host = new Interp(ctx, file, b, root, ONE, true);
-  enterHostFunction(host, site.call);
+  enterHostFunction(host, site.call, followed?.params);
   const dims = (n: Node | undefined): Expr[] | undefined => {
     if (!n) return undefined;
     const v = evalExpr(host, n);
@@ -47,7 +59,77 @@ export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, 
   const rename = (e: Expr) => mapSyms(e, (name) => (alias.has(name) ? sym(alias.get(name)!) : undefined));
   const grid = dims(site.config[0]);
   const block = dims(site.config[1]);
-  return { line: lineOf(site.call), block: block?.map(rename), grid: grid?.map(rename), targs, args, count };
+  return { line: lineOf(site.call), block: block?.map(rename), grid: grid?.map(rename), targs, args, count, ownArgs, ...(followed ? { hostDetail: followed.detail } : {}) };
+}
+
+/** The enclosing host function of a node, if any. */
+export function hostFunctionOf(n: Node): Node | undefined {
+  for (let p: Node | null = n.parent; p; p = p.parent) if (p.type === 'function_definition') return p;
+  return undefined;
+}
+
+export function functionName(fn: Node): string | undefined {
+  let d = fn.childForFieldName('declarator');
+  while (d && d.type !== 'function_declarator') d = d.childForFieldName('declarator');
+  const n = d?.childForFieldName('declarator');
+  return n ? n.text.split('::').pop() : undefined;
+}
+
+export function paramNames(fn: Node): string[] {
+  let d = fn.childForFieldName('declarator');
+  while (d && d.type !== 'function_declarator') d = d.childForFieldName('declarator');
+  const list = d?.childForFieldName('parameters');
+  return (list ? named(list) : []).map((p) => unwrapDeclarator({ k: 'void' }, p.childForFieldName('declarator')).name ?? '');
+}
+
+/** Plain calls `name(…)` of a host function in the file (not launches), in file order. */
+export function callsOf(file: FileInfo, name: string): Node[] {
+  // One walk per file (many launches in a large file must not each rescan the tree).
+  let byName = callIndex.get(file);
+  if (!byName) {
+    byName = new Map();
+    for (const c of file.root.descendantsOfType('call_expression')) {
+      if (!c || c.childForFieldName('arguments') === null) continue;
+      const f = c.childForFieldName('function');
+      if (f?.type !== 'identifier') continue;
+      const list = byName.get(f.text) ?? [];
+      if (list.length < 16) list.push(c);
+      byName.set(f.text, list);
+    }
+    callIndex.set(file, byName);
+  }
+  return (byName.get(name) ?? []).filter((c) => !named(c).some((k) => k.type === 'kernel_call_syntax'));
+}
+
+const callIndex = new WeakMap<FileInfo, Map<string, Node[]>>();
+
+/**
+ * The values of a host function's integer parameters at its first call site
+ * in the same file (`launch_saxpy(d_x, d_y, N)` in `main()`), one level up.
+ */
+function callerParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node): { params: HostParams; detail: string } | undefined {
+  const fn = hostFunctionOf(call);
+  const name = fn ? functionName(fn) : undefined;
+  if (!fn || !name || name === 'main') return undefined;
+  const names = paramNames(fn);
+  for (const c of callsOf(file, name).slice(0, 8)) {
+    if (c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) continue;
+    const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
+    const host = new Interp(ctx, file, b, root, ONE, true);
+    enterHostFunction(host, c);
+    const argList = c.childForFieldName('arguments');
+    const params: HostParams = new Map();
+    (argList ? named(argList) : []).forEach((a, i) => {
+      const v = evalExpr(host, a);
+      const x = v.e ? evaluate(v.e, b.env()) : undefined;
+      if (names[i] && x !== undefined) params.set(names[i], x);
+    });
+    if (params.size) {
+      const caller = hostFunctionOf(c);
+      return { params, detail: `host: ${brief(c, 40)} at line ${lineOf(c)}${caller ? ` in ${functionName(caller) ?? '?'}()` : ''}` };
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -72,7 +154,7 @@ function aliases(args: Val[], file: FileInfo, site: LaunchSite): Map<string, str
 }
 
 /** Declares the host function's parameters and runs the declarations on the path to the launch. */
-function enterHostFunction(host: Interp, call: Node): void {
+export function enterHostFunction(host: Interp, call: Node, given?: HostParams): void {
   const path: Node[] = [];
   let fn: Node | null = null;
   for (let n: Node | null = call; n; n = n.parent) {
@@ -83,7 +165,7 @@ function enterHostFunction(host: Interp, call: Node): void {
     }
   }
   host.frame = { def: null, scope: new Scope(null, true), typeParams: new Map(), ret: null, returned: false };
-  if (fn) declareHostParams(host, fn);
+  if (fn) declareHostParams(host, fn, given);
   for (let i = 0; i + 1 < path.length; i++) {
     const parent = path[i];
     const child = path[i + 1];
@@ -93,14 +175,15 @@ function enterHostFunction(host: Interp, call: Node): void {
   }
 }
 
-function declareHostParams(host: Interp, fn: Node): void {
+function declareHostParams(host: Interp, fn: Node, given?: HostParams): void {
   let d = fn.childForFieldName('declarator');
   while (d && d.type !== 'function_declarator') d = d.childForFieldName('declarator');
   const list = d?.childForFieldName('parameters');
   for (const p of list ? named(list) : []) {
     const decl = unwrapDeclarator(baseType(host, p.childForFieldName('type')), p.childForFieldName('declarator'));
     if (!decl.name) continue;
-    const val: Val = isIntTy(decl.ty) ? { ty: decl.ty, e: sym(decl.name), konst: false, data: false } : { ty: decl.ty, konst: false, data: false };
+    const g = given?.get(decl.name);
+    const val: Val = isIntTy(decl.ty) ? { ty: decl.ty, e: g !== undefined ? num(g) : sym(decl.name), konst: false, data: false } : { ty: decl.ty, konst: false, data: false };
     host.declare(decl.name, { ty: decl.ty, val });
   }
 }

@@ -63,6 +63,7 @@ function resolveList(n: Node | null | undefined, m: ModuleInfo, depth: number): 
   if (!n || depth > 6) return undefined;
   switch (n.type) {
     case 'list':
+    case 'list_comprehension':
       return n;
     case 'parenthesized_expression':
       return resolveList(named(n)[0], m, depth + 1);
@@ -105,15 +106,35 @@ function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes): No
     notes.say('autotune', line(k.autotune), k.name);
     return undefined;
   }
-  const items = named(configs).filter((c) => c.type === 'call');
+  // `[triton.Config({...}) for BM in [64, 128] for BK in [64, 128]]`: the first config takes every
+  // comprehension variable's first value.
+  const comprehension = configs.type === 'list_comprehension';
+  const vars = new Map<string, Node>();
+  let count = 1;
+  if (comprehension) {
+    for (const clause of named(configs).filter((c) => c.type === 'for_in_clause')) {
+      const left = field(clause, 'left');
+      const right = field(clause, 'right');
+      const items = right?.type === 'list' || right?.type === 'tuple' ? named(right) : [];
+      if (left?.type === 'identifier' && items[0]) {
+        vars.set(left.text, items[0]);
+        count *= items.length;
+      }
+    }
+  }
+  const items = comprehension ? named(configs).slice(0, 1).filter((c) => c.type === 'call') : named(configs).filter((c) => c.type === 'call');
   const first = items[0];
   if (!first) return undefined;
   const args = callArgs(first);
   const dict = args.kw.get('kwargs') ?? args.pos[0];
   const env = b.env();
-  const detail = `triton.Config #1 of ${items.length} (line ${line(first)})`;
+  const names: HostScope['name'] = (x, depth) => {
+    const v = vars.get(x);
+    return v && depth < 20 ? hostEval(v, { name: () => undefined, imports: m.imports, env }, depth + 1) : undefined;
+  };
+  const detail = comprehension ? `triton.Config #1 of ${count} (line ${line(first)}, first value of each loop)` : `triton.Config #1 of ${items.length} (line ${line(first)})`;
   if (dict?.type === 'dictionary') {
-    const hv = hostEval(dict, { name: () => undefined, imports: m.imports, env });
+    const hv = hostEval(dict, { name: names, imports: m.imports, env });
     for (const [key, v] of hv?.dict ?? []) {
       const val = valueOf(v, env);
       if (val !== undefined) b.bind(key, val, 'autotune', detail);
@@ -121,7 +142,7 @@ function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes): No
   }
   for (const [key, v] of args.kw) {
     if (key === 'kwargs') continue;
-    const val = valueOf(hostEval(v, { name: () => undefined, imports: m.imports, env }), env);
+    const val = valueOf(hostEval(v, { name: names, imports: m.imports, env }), env);
     if (val !== undefined) b.bind(key, val, 'autotune', detail);
   }
   return first;

@@ -22,6 +22,7 @@ import { callArgs, dotted, field, line, named, shorten } from './syntax';
 import { broadcast, combineExtents, constInt, NONE, numel, scalar, union, unknown, type NumVal, type Val } from './values';
 
 const MAX_CALL_DEPTH = 16;
+const PTR_NAME = /(ptr|Ptr|PTR|_p|pointer|base)$/;
 
 const NOOP_CALLS = new Set(['tl.static_assert', 'tl.device_assert', 'tl.static_print', 'tl.device_print', 'tl.debug_barrier', 'tl.assume', 'print']);
 const HINTS = new Set(['tl.multiple_of', 'tl.max_contiguous', 'tl.max_constancy', 'tl.optimization_barrier']);
@@ -72,7 +73,9 @@ export function conditional(st: TritonState, n: Node): Val {
  */
 export function opaqueCall(st: TritonState, name: string, args: Val[], n: Node): Val {
   const nums = args.filter((a): a is NumVal => a.k === 'num');
-  const pointer = nums.some((a) => a.ptr && !a.data) || args.some((a) => a.k === 'blockptr');
+  // An untyped argument may be a pointer or a scalar: its name, an annotation or a use as a pointer tells.
+  const isPointer = (a: NumVal): boolean => !!a.ptr && !a.data && (PTR_NAME.test(a.ptr) || st.ptrDtypes.has(a.ptr) || a.dtype === 'int64');
+  const pointer = nums.some(isPointer) || args.some((a) => a.k === 'blockptr');
   // `mylib.activations.mystery` (imported) is `mystery`, from `mylib.activations`.
   const dot = name.lastIndexOf('.');
   const imported = dot > 0 && !/^(tl|libdevice|triton)\./.test(name) && [...st.inp.mod.imports.values()].some((p) => p === name || name.startsWith(p + '.'));
@@ -83,10 +86,23 @@ export function opaqueCall(st: TritonState, name: string, args: Val[], n: Node):
   let dtype: Dtype = nums[0].dtype;
   for (const a of nums) {
     shape = broadcast(shape, a.shape);
-    dtype = promote(dtype, a.ptr && !a.data ? 'fp32' : a.dtype);
+    dtype = promote(dtype, isPointer(a) ? 'fp32' : a.dtype);
   }
   if (dtype === 'bool' || dtype === 'int64') dtype = nums.every((a) => !isFloat(a.dtype)) ? 'int32' : 'fp32';
-  return { k: 'num', shape, dtype, isConst: false, data: true, pids: union(...nums.map((a) => a.pids)), loops: union(...nums.map((a) => a.loops)), off: offUnknown() };
+  // A dtype among the arguments (`my_cast(x, tl.int64)`) is the result's type: an integer stays an index.
+  const asType = args.find((a) => a.k === 'dtype' && !a.pointer);
+  if (asType?.k === 'dtype') dtype = asType.dtype;
+  const index = !isFloat(dtype) && nums.every((a) => !a.data);
+  return {
+    k: 'num',
+    shape,
+    dtype,
+    isConst: false,
+    data: !index,
+    pids: union(...nums.map((a) => a.pids)),
+    loops: union(...nums.map((a) => a.loops)),
+    off: index && nums.length === 1 ? nums[0].off : offUnknown(),
+  };
 }
 
 function inline(st: TritonState, fn: FnInfo, pos: Node[], kw: Map<string, Node>, n: Node): Val {
@@ -255,13 +271,37 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
       return makeBlockPtr(st, a(0, 'base'), a(1, 'shape'), a(3, 'block_shape'), true, n);
     case 'tl.advance':
       return a(0, 'base') ?? unknown('advance');
-    case 'tl.load_tensor_descriptor':
     case 'tl._experimental_descriptor_load': {
+      // The early TMA API names the block shape and element type at each load.
+      const desc = a(0, 'desc_pointer');
+      a(1, 'offsets');
+      const shape = st.shapeOf(a(2, 'shape'));
+      const dt = st.dtypeOf(a(3, 'dtype'));
+      if (desc?.k === 'num' && desc.ptr && shape) {
+        if (dt && !st.inp.userDtypes[desc.ptr]) st.ptrDtypes.set(desc.ptr, { dtype: dt, how: 'descriptor load' });
+        return loadBlock(st, { k: 'blockptr', target: desc.ptr, dtype: dt ?? st.elemDtype(desc.ptr).dtype, tensorShape: null, block: shape, pids: desc.pids, loops: desc.loops, descriptor: true }, n);
+      }
+      const d = descriptorFromParam(st, desc, n);
+      return d ? loadBlock(st, d, n) : unknown('descriptor');
+    }
+    case 'tl._experimental_descriptor_store': {
+      const desc = a(0, 'desc_pointer');
+      const v = a(1, 'value');
+      a(2, 'offsets');
+      if (desc?.k === 'num' && desc.ptr && v?.k === 'num' && v.shape.length) {
+        if (!st.inp.userDtypes[desc.ptr]) st.ptrDtypes.set(desc.ptr, { dtype: v.castTo ?? v.dtype, how: 'descriptor store' });
+        storeBlock(st, { k: 'blockptr', target: desc.ptr, dtype: v.dtype, tensorShape: null, block: v.shape, pids: desc.pids, loops: desc.loops, descriptor: true }, v, n);
+        return NONE;
+      }
+      const d = descriptorFromParam(st, desc, n);
+      if (d) storeBlock(st, d, v, n);
+      return NONE;
+    }
+    case 'tl.load_tensor_descriptor': {
       const d = descriptorFromParam(st, a(0, 'desc'), n);
       return d ? loadBlock(st, d, n) : unknown('descriptor');
     }
-    case 'tl.store_tensor_descriptor':
-    case 'tl._experimental_descriptor_store': {
+    case 'tl.store_tensor_descriptor': {
       const d = descriptorFromParam(st, a(0, 'desc'), n);
       const v = a(2, 'value') ?? a(1, 'value');
       if (d) storeBlock(st, d, v, n);
@@ -425,6 +465,13 @@ function expandDims(x: NumVal, ax: number): NumVal {
 }
 
 function where(st: TritonState, c: Val | undefined, x: Val | undefined, y: Val | undefined): Val {
+  // A scalar select on a bounds check (`tl.where(start < seq_len, 1, 0)`): the interior tile takes `x`.
+  if (c?.k === 'num' && c.shape.length === 0 && c.dtype === 'bool' && c.pids.length && x?.k === 'num' && x.shape.length === 0 && y?.k === 'num' && y.isConst) {
+    const t = st.truth(c);
+    if (t === false) return y;
+    st.notes.assume('interiorTile');
+    return x;
+  }
   const nums = [c, x, y].filter((v): v is NumVal => v?.k === 'num');
   let shape: Expr[] = [];
   for (const v of nums) shape = broadcast(shape, v.shape);

@@ -425,6 +425,8 @@ export function binaryOp(st: TritonState, op: string, a: Val, b: Val, n: Node): 
     eff: combineExtents(a.eff, b.eff, shape),
     assumedType: (a.assumedType || b.assumedType) && !isFloat(dtype) ? undefined : a.assumedType && b.assumedType,
     ...(fromLoads.length && !ptr ? { fromLoads } : {}),
+    // A cast survives arithmetic in its own type (`y.cast(b.dtype) * b`): a hint for the pointer it is stored to.
+    ...((a.castTo ?? b.castTo) === dtype ? { castTo: dtype } : {}),
   };
   if (op === '+' && a.pureArange && b.shape.length === 0 && b.isConst && b.value) res.pureArange = { ...a.pureArange, start: add(a.pureArange.start, b.value) };
   if (op === '+' && b.pureArange && a.shape.length === 0 && a.isConst && a.value) res.pureArange = { ...b.pureArange, start: add(b.pureArange.start, a.value) };

@@ -13,13 +13,15 @@ import { KernelCache, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
-import { say, type Assumption } from '../../messages';
+import { assumption, say, type Assumption } from '../../messages';
 import { parseCached } from '../../parsers';
 import { evaluate, mul, num, sym, type Expr } from '../../sym/expr';
 import { seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics } from './bindings';
 import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
+import { fromLite, HostEnv } from './host';
+import { tritonPipelines } from './pipeline';
 import { scanModule, type FnInfo, type ModuleInfo } from './module';
 import { line, shorten } from './syntax';
 
@@ -65,9 +67,14 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   const b = seedBindings(ctx);
   const notes = new Notes();
   const launches = m.launches.filter((l) => l.kernel === k.name);
-  let facts: LaunchFacts = { grid: null, gridDetail: '', dtypes: new Map(), descriptors: new Map() };
-  if (launches.length) {
-    facts = bindLaunch(k, launches[0], m, b, ctx.budget);
+  let facts: LaunchFacts = { grid: null, gridDetail: '', dtypes: new Map(), descriptors: new Map(), hostNotes: [] };
+  const host = hostEnvOf(m, ctx);
+  const chosen = ctx.user.launch?.kernel === k.name ? launches.find((l) => l.line === ctx.user.launch!.line) : undefined;
+  if (chosen) {
+    const frame = ctx.user.launch!.frame;
+    facts = bindLaunch(k, chosen, m, b, ctx.budget, { host, args: frame ? fromLite(frame) : undefined, label: ctx.user.launch!.label });
+  } else if (launches.length) {
+    facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host });
     if (launches.length > 1) facts.gridDetail += ` (first of ${launches.length} launches)`;
   }
   const firstConfig = bindAutotune(k, m, b, notes);
@@ -112,6 +119,11 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   const units = grid ? mul(...grid) : null;
   const { footprints, missing } = footprintsOf(r.accesses, units);
   const assumptions: Assumption[] = [...notes.assumptions, ...r.assumptions];
+  const hostBound = Object.values(b.toRecord()).filter((x) => x.source === 'host');
+  if (hostBound.length || facts.hostNotes.length) {
+    const what = [...new Set(hostBound.map((x) => x.detail.replace(/^host: /, '')))].slice(0, 3);
+    assumptions.push(assumption('hostSizes', [...what, ...facts.hostNotes].join('; ')));
+  }
   if (k.autotune && Object.values(b.toRecord()).some((x) => x.source === 'autotune')) assumptions.unshift({ id: 'autotuneFirst', text: 'tile sizes from the first autotune config (autotuning may pick another)' });
   let compulsoryNote: string | undefined;
   if (missing.length) compulsoryNote = `compulsory traffic unknown: the footprint of ${missing.map((x) => '`' + x + '`').join(', ')} cannot be derived (no launch grid or bounds)`;
@@ -149,6 +161,16 @@ function syntaxErrors(tree: Tree): Diagnostic[] {
 }
 
 const cache = new KernelCache();
+
+/** One host reader per module scan and analysis (its memo follows call sites once per file). */
+const hostEnvs = new WeakMap<ModuleInfo, WeakMap<object, HostEnv>>();
+function hostEnvOf(m: ModuleInfo, ctx: FrontendContext): HostEnv {
+  let per = hostEnvs.get(m);
+  if (!per) hostEnvs.set(m, (per = new WeakMap()));
+  let h = per.get(ctx.budget);
+  if (!h) per.set(ctx.budget, (h = new HostEnv(m, m.root, ctx.budget)));
+  return h;
+}
 
 export function clearTritonCache(): void {
   cache.clear();
@@ -215,6 +237,10 @@ export const tritonFrontend: Frontend = (ctx) => {
   });
   const r = runKernels(ctx, cache, 'triton', 'program', jobs);
   file.kernels = r.kernels;
+  if (!ctx.user.launch) {
+    const pipelines = tritonPipelines(m, hostEnvOf(m, ctx), ctx.budget);
+    if (pipelines.length) file.pipelines = pipelines;
+  }
   file.diagnostics.push(...r.diagnostics);
   if (r.incomplete) file.incomplete = r.incomplete;
   return file;

@@ -10,7 +10,8 @@ import type { BindingSet } from '../../bindings';
 import type { Budget } from '../../budget';
 import type { Dtype } from '../../gpus/types';
 import { evaluate, sym, type Expr } from '../../sym/expr';
-import { assignmentsIn, hostEval, type FnInfo, type HostScope, type Launch, type ModuleInfo } from './module';
+import { hostEval, type FnInfo, type HostScope, type HostValue, type Launch, type ModuleInfo } from './module';
+import { HostEnv, type Frame } from './host';
 import type { HostDescriptor } from './state';
 import { callArgs, dotted, field, named, shorten, stringValue } from './syntax';
 
@@ -19,12 +20,29 @@ export interface LaunchFacts {
   gridDetail: string;
   dtypes: Map<string, Dtype>;
   descriptors: Map<string, HostDescriptor>;
+  /** What the host code beyond the launch's own function said (for the hover's assumptions). */
+  hostNotes: string[];
+}
+
+function rootOf(n: Node): Node {
+  let r = n;
+  while (r.parent) r = r.parent;
+  return r;
+}
+
+/** How a launch's frame is read: its own code only, through the call sites of its function, or with given values. */
+export interface LaunchFrame {
+  host: HostEnv;
+  /** Values of the enclosing function's parameters (a pipeline's launch), by name. */
+  args?: Map<string, HostValue>;
+  /** Shown in the bindings' detail (`pipeline \`forward\``). */
+  label?: string;
 }
 
 /** Reads a launch: argument values and dtypes, meta-parameters, and the grid in kernel-symbol space. */
-export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, budget: Budget): LaunchFacts {
-  const facts: LaunchFacts = { grid: null, gridDetail: '', dtypes: new Map(), descriptors: new Map() };
-  const assigns = assignmentsIn(l.scope, l.line, budget);
+export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, budget: Budget, lf?: LaunchFrame): LaunchFacts {
+  const facts: LaunchFacts = { grid: null, gridDetail: '', dtypes: new Map(), descriptors: new Map(), hostNotes: [] };
+  const host = lf?.host ?? new HostEnv(m, rootOf(l.node), budget);
   // Host variable → kernel parameter it is passed to (so the grid can be written in kernel symbols).
   const passedAs = new Map<string, string>();
   const argFor = new Map<string, Node>();
@@ -36,90 +54,80 @@ export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, b
     argFor.set(p.name, node);
     if (node.type === 'identifier') passedAs.set(node.text, p.name);
   });
-  const env0 = b.env();
-  const resolving = new Set<string>();
-  // Defaults of the launching function's own parameters (`def matmul(a, b, activation=""):`).
-  const hostDefaults = new Map<string, Node>();
-  if (l.scope.type === 'function_definition') {
-    const ps = field(l.scope, 'parameters');
-    for (const p of ps ? named(ps) : []) {
-      const name = field(p, 'name')?.text;
-      const v = field(p, 'value');
-      if (name && v && (p.type === 'default_parameter' || p.type === 'typed_default_parameter')) hostDefaults.set(name, v);
-    }
-  }
-  const scope: HostScope = {
-    imports: m.imports,
-    env: env0,
-    name: (x, depth) => {
-      const a = assigns.get(x);
-      if (a && !resolving.has(x) && depth < 30) {
-        resolving.add(x);
-        try {
-          const v = hostEval(a.node, scope, depth + 1);
-          const picked = a.index !== undefined ? v?.tuple?.[a.index] : v;
-          if (picked) return picked;
-        } finally {
-          resolving.delete(x);
-        }
-      }
-      const d = hostDefaults.get(x);
-      if (d && !resolving.has(x)) {
-        resolving.add(x);
-        try {
-          const v = hostEval(d, scope, depth + 1);
-          if (v) return v;
-        } finally {
-          resolving.delete(x);
-        }
-      }
-      const p = passedAs.get(x);
-      if (p) return { expr: sym(p) };
-      const g = m.globals.get(x);
-      if (g && !resolving.has(x)) {
-        resolving.add(x);
-        try {
-          return hostEval(g, scope, depth + 1);
-        } finally {
-          resolving.delete(x);
-        }
-      }
-      return undefined;
-    },
+  const own = host.frameOf(l.node, false);
+  const frame: Frame = lf?.args ? { ...own, args: lf.args } : own;
+  const symbolic = (x: string): HostValue | undefined => {
+    const p = passedAs.get(x);
+    return p ? { expr: sym(p) } : undefined;
   };
-  const detail = `launch at line ${l.line}`;
+  const scope = host.scopeAt(frame, l.line, symbolic);
+  // The same frame, following the enclosing function's parameters to its call sites in the file.
+  const viaCallers = !lf?.args && frame.fn && (m.hostCalls.get(frame.fn.name)?.length || frame.fn.decorators.some((d) => /perf_report$/.test(d)));
+  const callerScope = viaCallers ? host.scopeAt({ ...frame, callers: true }, l.line, symbolic) : undefined;
+  const detail = `launch at line ${l.line}${lf?.label ? ` (${lf.label})` : ''}`;
+  const fromHost = (node: Node): { hv: HostValue; detail: string } | undefined => {
+    if (!callerScope) return undefined;
+    host.trail = [];
+    const hv = hostEval(node, callerScope);
+    const trail = [...new Set(host.trail)];
+    host.trail = [];
+    return hv && trail.length ? { hv, detail: `host: ${trail.join(' ← ')}` } : undefined;
+  };
   for (const [pname, node] of argFor) {
-    const hv = hostEval(node, scope);
+    let hv = hostEval(node, scope);
+    let source: 'launch' | 'host' = 'launch';
+    let d = detail;
+    const known = hv && (hv.tensor ? !!hv.dtype : hv.expr ? evaluate(hv.expr, b.env()) !== undefined : hv.bool !== undefined || hv.str !== undefined || !!hv.dtype);
+    if (!known) {
+      const h = fromHost(node);
+      if (h) {
+        hv = h.hv;
+        source = 'host';
+        d = h.detail;
+      }
+    }
     if (!hv) continue;
     if (hv.tensor) {
       // A tensor argument: its dtype is the pointer's element type — never a value of the parameter.
-      if (hv.dtype) facts.dtypes.set(pname, hv.dtype);
+      if (hv.dtype) {
+        facts.dtypes.set(pname, hv.dtype);
+        if (source === 'host') facts.hostNotes.push(`element type of \`${pname}\` ${hv.dtype} (${d})`);
+      }
       if (hv.descriptor?.block) facts.descriptors.set(pname, { block: hv.descriptor.block, detail: `block shape of the descriptor passed at line ${l.line}` });
       continue;
     }
     if (hv.expr) {
       const v = evaluate(hv.expr, b.env());
-      if (v !== undefined && !hv.dtype) b.bind(pname, v, 'launch', detail);
-    } else if (hv.bool !== undefined) b.bind(pname, hv.bool, 'launch', detail);
-    else if (hv.str !== undefined) b.bind(pname, hv.str, 'launch', detail);
-    else if (hv.dtype) b.bind(pname, hv.dtype, 'launch', detail);
+      if (v !== undefined && !hv.dtype) b.bind(pname, v, source, d);
+    } else if (hv.bool !== undefined) b.bind(pname, hv.bool, source, d);
+    else if (hv.str !== undefined) b.bind(pname, hv.str, source, d);
+    else if (hv.dtype) b.bind(pname, hv.dtype, source, d);
   }
+  const conflict = frame.fn ? host.conflicts.get(frame.fn.name) : undefined;
+  if (conflict) facts.hostNotes.push(conflict);
   // Keywords that are not parameters are launch options (num_warps, num_stages, …): no bindings.
   // The grid: a tuple, a lambda over meta, or a name bound to either.
   let g: Node | null | undefined = l.grid;
-  for (let i = 0; i < 5 && g?.type === 'identifier'; i++) g = assigns.get(g.text)?.node ?? m.globals.get(g.text);
+  for (let i = 0; i < 5 && g?.type === 'identifier'; i++) g = host.assignedNode(frame, g.text, l.line) ?? m.globals.get(g.text);
   if (g) {
     const metaName = g.type === 'lambda' ? named(field(g, 'parameters') ?? g)[0]?.text : undefined;
-    const gscope: HostScope = {
-      ...scope,
-      metaNames: new Set(metaName ? [metaName] : []),
-      meta: (key) => ({ expr: sym(key) }),
+    const gridOf = (base: HostScope): (Expr | undefined)[] | undefined => {
+      const gscope: HostScope = { ...base, metaNames: new Set(metaName ? [metaName] : []), meta: (key) => ({ expr: sym(key) }) };
+      const hv = hostEval(g!.type === 'lambda' ? field(g!, 'body') : g, gscope);
+      return hv?.tuple ? hv.tuple.map((x) => x.expr) : hv?.expr ? [hv.expr] : undefined;
     };
-    const hv = hostEval(g.type === 'lambda' ? field(g, 'body') : g, gscope);
-    const dims = hv?.tuple ? hv.tuple.map((x) => x.expr) : hv?.expr ? [hv.expr] : undefined;
+    let dims = gridOf(scope);
+    let gridFrom = detail;
+    // A grid in host sizes the kernel is not given (`(n_rows,)`): through the call sites.
+    if ((!dims || !dims.every((x) => x)) && callerScope) {
+      host.trail = [];
+      dims = gridOf(callerScope);
+      if (host.trail.length) gridFrom = `${detail}, sizes from host: ${[...new Set(host.trail)].join(' ← ')}`;
+      host.trail = [];
+    }
     if (dims && dims.length > 0 && dims.every((x) => x)) {
       facts.grid = dims as Expr[];
-      facts.gridDetail = `grid of the launch at line ${l.line}: (${shorten((g.type === 'lambda' ? field(g, 'body') : g)?.text ?? '', 60)})`;
+      facts.gridDetail = `grid of the ${gridFrom}: (${shorten((g.type === 'lambda' ? field(g, 'body') : g)?.text ?? '', 60)})`;
     }
   }
   return facts;

@@ -73,6 +73,9 @@ export interface ModuleInfo {
   calledNames: Set<string>;
   /** Functions handed to `tl.reduce` / `tl.associative_scan` as combine functions. */
   combineFns: Set<string>;
+  /** Plain calls `f(…)` of the module's host (non-jit) functions, in file order. */
+  hostCalls: Map<string, Node[]>;
+  root: Node;
 }
 
 /** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
@@ -141,7 +144,7 @@ function scanFunction(def: Node, decorators: Node[], imports: Map<string, string
 
 /** Scans the module's top level (and the bodies of host functions, for launches). */
 export function scanModule(root: Node, budget: Budget): ModuleInfo {
-  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [], calledNames: new Set(), combineFns: new Set() };
+  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [], calledNames: new Set(), combineFns: new Set(), hostCalls: new Map(), root };
   const top = named(root);
   // Definitions also hide in module-level `if`/`try`/`with` blocks (`if HAS_TRITON:`).
   const statements: Node[] = [];
@@ -195,7 +198,10 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
       if (a?.type === 'assignment') {
         const l = field(a, 'left');
         const r = field(a, 'right');
-        if (l?.type === 'identifier' && r) m.globals.set(l.text, r);
+        if (l?.type === 'identifier' && r) {
+          // `f = triton.jit(f)`, `f = triton.heuristics({...})(f)`: decorators applied by hand.
+          if (!wrapFunction(m, l.text, r)) m.globals.set(l.text, r);
+        }
       }
     }
   }
@@ -207,6 +213,29 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
   }
   findLaunches(root, m, budget);
   return m;
+}
+
+/**
+ * `name = triton.jit(name)` / `name = triton.heuristics(…)(name)` /
+ * `name = triton.autotune(…)(name)`: the decorator written as a call, applied
+ * to a function of this file. True when it was one (the name is then still
+ * the function, not a module constant).
+ */
+function wrapFunction(m: ModuleInfo, name: string, r: Node): boolean {
+  if (r.type !== 'call') return false;
+  const args = callArgs(r).pos;
+  const target = args.length === 1 && args[0].type === 'identifier' ? args[0].text : undefined;
+  const fn = target ? m.functions.get(target) : undefined;
+  if (!fn) return false;
+  const callee = field(r, 'function');
+  const dn = callee?.type === 'call' ? canonical(dotted(field(callee, 'function')) ?? '', m.imports) : canonical(dotted(callee) ?? '', m.imports);
+  if (/^triton(\.runtime)?(\.jit)?\.jit$/.test(dn)) fn.isJit = true;
+  else if (/^triton(\.runtime)?(\.autotuner)?\.heuristics$/.test(dn) && callee?.type === 'call') fn.heuristics = callee;
+  else if (/^triton(\.runtime)?(\.autotuner)?\.autotune$/.test(dn) && callee?.type === 'call') fn.autotune = callee;
+  else return false;
+  fn.decorators.push(dn);
+  if (target !== name) m.fnAliases.set(name, target!);
+  return true;
 }
 
 const queries = new WeakMap<Language, Query>();
@@ -250,7 +279,15 @@ function enclosingFunction(n: Node, root: Node): Node {
 
 function findLaunches(root: Node, m: ModuleInfo, budget: Budget): void {
   const { launches, plain, combine } = callSites(root);
-  for (const n of plain) if (m.functions.has(n.text) || m.fnAliases.has(n.text)) m.calledNames.add(n.text);
+  for (const n of plain) {
+    if (m.functions.has(n.text) || m.fnAliases.has(n.text)) m.calledNames.add(n.text);
+    const f = m.functions.get(n.text);
+    if (f && !f.isJit && n.parent?.type === 'call') {
+      const list = m.hostCalls.get(n.text) ?? [];
+      if (list.length < 64) list.push(n.parent);
+      m.hostCalls.set(n.text, list);
+    }
+  }
   for (const n of combine) if (m.functions.has(n) || m.fnAliases.has(n)) m.combineFns.add(n);
   for (const n of launches) {
     if (budget.spent()) return;
@@ -289,6 +326,8 @@ export interface HostScope {
   metaNames?: Set<string>;
   imports: Map<string, string>;
   env: Env;
+  /** A call of a host function of the module: its return value, when the host reader can give it. */
+  call?: (fn: string, call: Node, depth: number) => HostValue | undefined;
 }
 
 const TORCH_MAKERS = /^torch\.(empty|zeros|ones|randn|rand|full|randint|empty_strided|tensor|arange|normal)$/;
@@ -303,7 +342,10 @@ function hostDtype(n: Node | undefined, s: HostScope): Dtype | undefined {
     if (p) return p;
   }
   const sv = stringValue(n);
-  return sv ? parseDtype(sv) : undefined;
+  if (sv) return parseDtype(sv);
+  // `dtype=a.dtype`, `dtype=x.dtype if … else …`: the dtype of a host tensor.
+  const v = n.type === 'string' ? undefined : hostEval(n, s, 1);
+  return v?.dtype && !v.tensor ? v.dtype : undefined;
 }
 
 /** Evaluates a host expression into kernel-symbol space. Never throws; undefined when unknown. */
@@ -411,8 +453,21 @@ export function hostEval(n: Node | null | undefined, s: HostScope, depth = 0): H
     }
     case 'attribute': {
       const d = dotted(n);
-      const dt = hostDtype(n, s);
+      const dt = d ? parseDtype(canonical(d, s.imports).replace(/^torch\./, '')) : undefined;
       if (dt) return { dtype: dt };
+      // Attributes of host tensors: `.shape` (a tuple of sizes), `.dtype`, `.T`.
+      const attr = field(n, 'attribute')?.text;
+      const objNode = field(n, 'object');
+      if (attr === 'shape' || attr === 'dtype' || attr === 'T' || attr === 'mT') {
+        const head = dotted(objNode)?.split('.')[0];
+        const lib = head ? /^(torch|tl|triton)(\.|$)/.test(canonical(head, s.imports)) : false;
+        const obj = lib ? undefined : hostEval(objNode, s, depth + 1);
+        if (obj?.tensor) {
+          if (attr === 'shape') return obj.shape ? { tuple: obj.shape.map((e) => ({ expr: e })) } : undefined;
+          if (attr === 'dtype') return obj.dtype ? { dtype: obj.dtype } : undefined;
+          return { ...obj, shape: obj.shape && obj.shape.length >= 2 ? [...obj.shape.slice(0, -2), obj.shape[obj.shape.length - 1], obj.shape[obj.shape.length - 2]] : obj.shape };
+        }
+      }
       if (d) {
         const c = canonical(d, s.imports);
         if (c.startsWith('torch.') || c.startsWith('tl.')) return undefined;
@@ -499,6 +554,10 @@ function hostCall(n: Node, s: HostScope, depth: number): HostValue | undefined {
   const fname = dotted(field(n, 'function'));
   const { pos, kw } = callArgs(n);
   const arg = (i: number): HostValue | undefined => hostEval(pos[i], s, depth + 1);
+  if (fname && s.call && !fname.includes('.')) {
+    const r = s.call(fname, n, depth + 1);
+    if (r) return r;
+  }
   if (fname) {
     const c = canonical(fname, s.imports);
     if (c === 'triton.cdiv' || c === 'tl.cdiv' || c === 'cdiv') {
@@ -522,7 +581,8 @@ function hostCall(n: Node, s: HostScope, depth: number): HostValue | undefined {
       return t?.tuple ? { expr: num(t.tuple.length) } : undefined;
     }
     if (TORCH_MAKERS.test(c)) {
-      const dtype = hostDtype(kw.get('dtype'), s) ?? (c === 'torch.randint' || c === 'torch.arange' ? undefined : 'fp32');
+      // No dtype: torch's default fp32; a dtype the host reader cannot resolve (`dtype=x.dtype` of an unknown x): unknown.
+      const dtype = kw.get('dtype') ? hostDtype(kw.get('dtype'), s) : c === 'torch.randint' || c === 'torch.arange' ? undefined : 'fp32';
       const shapeArg = kw.get('size') ?? (c === 'torch.randint' ? pos[pos.length - 1] : pos[0]);
       const sv = pos.length > 1 && c !== 'torch.randint' && c !== 'torch.full' ? { tuple: pos.map((p) => hostEval(p, s, depth + 1) ?? {}) } : hostEval(shapeArg, s, depth + 1);
       const shape = sv?.tuple ? sv.tuple.map((x) => x.expr) : sv?.expr ? [sv.expr] : undefined;
@@ -549,9 +609,31 @@ function hostCall(n: Node, s: HostScope, depth: number): HostValue | undefined {
     switch (meth) {
       case 'to':
       case 'type': {
-        const d = hostDtype(pos[0] ?? kw.get('dtype'), s);
-        return { ...obj, dtype: d ?? obj?.dtype };
+        const d = hostDtype(kw.get('dtype') ?? pos.find((p) => hostDtype(p, s)), s);
+        if (!obj) return d ? { tensor: true, dtype: d } : undefined;
+        return { ...obj, dtype: d ?? obj.dtype };
       }
+      case 'view':
+      case 'reshape':
+      case 'new_empty':
+      case 'new_zeros':
+      case 'new_ones': {
+        const sv = pos.length > 1 ? { tuple: pos.map((p) => hostEval(p, s, depth + 1) ?? {}) } : hostEval(pos[0], s, depth + 1);
+        const shape = sv?.tuple ? sv.tuple.map((x) => x.expr) : sv?.expr ? [sv.expr] : undefined;
+        const known = shape && shape.every((x) => x) ? (shape as Expr[]) : undefined;
+        const dtype = hostDtype(kw.get('dtype'), s) ?? obj?.dtype;
+        if (!obj?.tensor && !meth.startsWith('new_')) return undefined;
+        // view(-1) and friends: the shape is not a literal size.
+        const neg = known?.some((e) => (e.constant ?? 0) < 0);
+        return { tensor: true, dtype, shape: neg ? (known!.length === 1 && obj?.shape ? [mul(...obj.shape)] : undefined) : known };
+      }
+      case 'size':
+        if (obj?.shape && !pos[0]) return { tuple: obj.shape.map((e) => ({ expr: e })) };
+        if (obj?.shape && pos[0]) {
+          const i = hostEval(pos[0], s, depth + 1)?.expr?.constant;
+          if (i !== undefined) return { expr: obj.shape[i < 0 ? obj.shape.length + i : i] };
+        }
+        return undefined;
       case 'half':
         return { ...obj, dtype: 'fp16' };
       case 'bfloat16':
@@ -569,12 +651,6 @@ function hostCall(n: Node, s: HostScope, depth: number): HostValue | undefined {
         return obj;
       case 'numel':
         return obj?.shape ? { expr: mul(...obj.shape) } : undefined;
-      case 'size':
-        if (obj?.shape && pos[0]) {
-          const i = hostEval(pos[0], s, depth + 1)?.expr?.constant;
-          if (i !== undefined) return { expr: obj.shape[i < 0 ? obj.shape.length + i : i] };
-        }
-        return undefined;
       default:
         return undefined;
     }

@@ -1,0 +1,497 @@
+/**
+ * Host code in the same file, read as a small interpreter over frames: a
+ * frame is a host function (or the module) at a line, with the values its
+ * parameters were given by a caller when one is known.
+ *
+ *   name at line L ──► the last assignment before L in the frame
+ *                      (both arms of an if/else: taken only when they agree — N1)
+ *                  ──► a parameter: the caller's value (pipelines), else the
+ *                      first call site in the file that resolves it
+ *                      (`matmul(a, b)` in `__main__`, a test, a benchmark),
+ *                      else a `perf_report` benchmark's x_vals (the largest),
+ *                      else the parameter's default
+ *                  ──► a module-level name
+ *
+ * Every value taken from a call site or a benchmark leaves its origin in a
+ * trail (shown as the binding's detail), and call sites that disagree with
+ * the one taken leave a note (shown as an assumption). Never throws.
+ */
+import type { Node } from 'web-tree-sitter';
+import type { Budget } from '../../budget';
+import type { HostLite } from '../../frontend';
+import { parseDtype } from '../common';
+import { evaluate, num, type Expr } from '../../sym/expr';
+import { canonical, hostEval, hostTruth, type FnInfo, type HostScope, type HostValue, type ModuleInfo } from './module';
+import { callArgs, dotted, field, line, named, shorten, stringValue } from './syntax';
+
+export interface Frame {
+  /** The host function, or undefined for module-level code. */
+  fn: FnInfo | undefined;
+  /** The function definition node, or the module root. */
+  scope: Node;
+  /** Values of the function's parameters given by an explicit caller (pipelines). */
+  args?: Map<string, HostValue>;
+  /** Identity of each parameter's tensor in the caller (for fusion). */
+  ids?: Map<string, string>;
+  /** Resolve unknown parameters through the call sites of the function (Task: sizes from host code). */
+  callers: boolean;
+}
+
+interface Assign {
+  rhs: Node;
+  index?: number;
+  line: number;
+  node: Node;
+}
+
+/** How many call sites of one function are looked at. */
+const MAX_CALL_SITES = 8;
+/** How deep call sites are followed (launcher ← test ← benchmark). */
+const MAX_CALLER_DEPTH = 3;
+/** Elements of an x_vals list comprehension that are evaluated. */
+const MAX_XVALS = 4096;
+
+export class HostEnv {
+  /** Where the values of the current evaluation came from (call sites, benchmarks). */
+  trail: string[] = [];
+  /** Call sites that disagree with the one taken, per function. */
+  readonly conflicts = new Map<string, string>();
+  private readonly assigns = new Map<number, Map<string, Assign[]>>();
+  private readonly memo = new Map<string, { v: HostValue | undefined; trail: string[] }>();
+  private readonly active = new Set<string>();
+  private callerDepth = 0;
+
+  constructor(
+    readonly m: ModuleInfo,
+    readonly root: Node,
+    private readonly budget: Budget,
+  ) {}
+
+  /** The frame of the function (or module) that contains a node. */
+  frameOf(n: Node, callers: boolean): Frame {
+    for (let p = n.parent; p; p = p.parent) {
+      if (p.type === 'function_definition') {
+        const name = field(p, 'name')?.text;
+        const fn = name ? this.m.functions.get(name) : undefined;
+        return { fn: fn && fn.node.id === p.id ? fn : undefined, scope: p, callers };
+      }
+    }
+    return { fn: undefined, scope: this.root, callers };
+  }
+
+  /** A HostScope resolving names in `frame` as they are just before `at` (a 1-based line). */
+  scopeAt(frame: Frame, at: number, extra?: (x: string, depth: number) => HostValue | undefined): HostScope {
+    const scope: HostScope = {
+      imports: this.m.imports,
+      env: new Map(),
+      name: (x, depth) => this.resolve(frame, x, at, depth, extra),
+      call: (f, call, depth) => this.returnOf(f, call, scope, depth),
+    };
+    return scope;
+  }
+
+  /** The value a host function of the module returns for a call (its last `return`, with the call's arguments). */
+  returnOf(f: string, call: Node, scope: HostScope, depth: number): HostValue | undefined {
+    const fn = this.m.functions.get(f);
+    if (!fn || fn.isJit || depth > 40 || this.callerDepth >= MAX_CALLER_DEPTH + 2) return undefined;
+    const ret = lastReturn(fn.node);
+    if (!ret) return undefined;
+    const args = this.argsOf(fn, call, scope, depth);
+    this.callerDepth++;
+    try {
+      return hostEval(ret, this.scopeAt({ fn, scope: fn.node, args, callers: false }, line(ret) + 1), depth + 1);
+    } finally {
+      this.callerDepth--;
+    }
+  }
+
+  /** A call's argument values by parameter name, evaluated in the caller's scope (defaults for the rest). */
+  argsOf(fn: FnInfo, call: Node, scope: HostScope, depth: number): Map<string, HostValue> {
+    const { pos, kw } = callArgs(call);
+    const splat = pos.findIndex((x) => x.type === 'list_splat' || x.type === 'dictionary_splat');
+    const args = new Map<string, HostValue>();
+    fn.params.forEach((p, i) => {
+      const node = kw.get(p.name) ?? (i < pos.length && (splat < 0 || i < splat) ? pos[i] : undefined);
+      const v = node ? hostEval(node, scope, depth + 1) : undefined;
+      if (v) args.set(p.name, v);
+    });
+    return args;
+  }
+
+  /** The right-hand side of the last plain assignment to `x` before a line (a grid lambda's name). */
+  assignedNode(frame: Frame, x: string, at: number): Node | undefined {
+    const before = (this.assignsOf(frame.scope).get(x) ?? []).filter((a) => a.line < at);
+    const last = before[before.length - 1];
+    return last && last.index === undefined && last.rhs.type !== 'for_statement' && last.rhs.type !== 'augmented_assignment' ? last.rhs : undefined;
+  }
+
+  /** Evaluates a host expression in a frame at a line. */
+  eval(n: Node | null | undefined, frame: Frame, at: number): HostValue | undefined {
+    return hostEval(n, this.scopeAt(frame, at));
+  }
+
+  private resolve(frame: Frame, x: string, at: number, depth: number, extra?: (x: string, depth: number) => HostValue | undefined): HostValue | undefined {
+    if (depth > 60 || this.budget.spent()) return undefined;
+    const a = this.assignment(frame, x, at, depth);
+    if (a.found) {
+      if (a.v) return a.v;
+    } else {
+      const p = frame.fn?.params.find((q) => q.name === x);
+      if (p) {
+        const given = frame.args?.get(x);
+        if (given) return given;
+        if (frame.callers && !frame.args) {
+          const v = this.paramValue(frame.fn!, x);
+          if (v) return v;
+        }
+        if (p.default) return hostEval(p.default, this.scopeAt({ fn: undefined, scope: this.root, callers: false }, p.default.startPosition.row + 1), depth + 1);
+      }
+    }
+    const e = extra?.(x, depth);
+    if (e) return e;
+    if (frame.scope.id !== this.root.id && !frame.fn?.params.some((q) => q.name === x)) {
+      // A module-level name, as the module has it when functions run (after every top-level statement).
+      const g = this.assignment({ fn: undefined, scope: this.root, callers: frame.callers }, x, Infinity, depth);
+      if (g.v) return g.v;
+    }
+    return undefined;
+  }
+
+  /** Assignments `name = …` (and tuple unpacking) in a frame's own code, by name, in line order. */
+  private assignsOf(scope: Node): Map<string, Assign[]> {
+    let out = this.assigns.get(scope.id);
+    if (out) return out;
+    out = new Map();
+    const put = (name: string, a: Assign) => {
+      const list = out!.get(name) ?? [];
+      list.push(a);
+      out!.set(name, list);
+    };
+    const visit = (n: Node, depth: number): void => {
+      if (depth > 60) return;
+      if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+        const l = field(n, 'left');
+        const r = field(n, 'right');
+        if (l && r && n.type === 'assignment') {
+          if (l.type === 'identifier') put(l.text, { rhs: r, line: line(n), node: n });
+          else if (l.type === 'pattern_list' || l.type === 'tuple_pattern')
+            named(l).forEach((c, i) => {
+              if (c.type === 'identifier') put(c.text, { rhs: r, index: i, line: line(n), node: n });
+            });
+        } else if (l?.type === 'identifier') put(l.text, { rhs: n, line: line(n), node: n }); // x += …: unknown value
+      }
+      if (n.type === 'for_statement') {
+        const l = field(n, 'left');
+        // A loop variable has many values: unknown.
+        for (const id of l ? (l.type === 'identifier' ? [l] : l.descendantsOfType('identifier')) : []) if (id) put(id.text, { rhs: n, line: line(n), node: n });
+      }
+      if ((n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') && n.id !== scope.id) return;
+      for (const c of n.namedChildren) if (c) visit(c, depth + 1);
+    };
+    visit(scope, 0);
+    this.assigns.set(scope.id, out);
+    return out;
+  }
+
+  /**
+   * The value of `x` just before line `at` in the frame: the last assignment
+   * before it; when that one sits in an arm of an `if` the use is not inside,
+   * every arm's (and the fall-through's) value, taken only when they agree.
+   */
+  private assignment(frame: Frame, x: string, at: number, depth: number): { found: boolean; v?: HostValue } {
+    const list = this.assignsOf(frame.scope).get(x);
+    if (!list) return { found: false };
+    const before = list.filter((a) => a.line < at);
+    if (!before.length) return { found: false };
+    const last = before[before.length - 1];
+    const valueOf = (a: Assign): HostValue | undefined => {
+      if (a.rhs.type === 'for_statement' || a.rhs.type === 'augmented_assignment') return undefined;
+      const key = `${frame.scope.id}:${frame.args ? 'a' : ''}${a.line}:${a.index ?? ''}:${x}`;
+      if (this.active.has(key)) return undefined;
+      this.active.add(key);
+      try {
+        const v = hostEval(a.rhs, this.scopeAt(frame, a.line), depth + 1);
+        return a.index !== undefined ? v?.tuple?.[a.index] : v;
+      } finally {
+        this.active.delete(key);
+      }
+    };
+    const cond = enclosingArm(last.node, frame.scope, at);
+    if (!cond) return { found: true, v: valueOf(last) };
+    // N1: the value depends on which arm ran. Decide the condition when it can be, else require agreement.
+    const ifNode = cond.ifNode;
+    const t = hostTruth(hostEval(field(ifNode, 'condition'), this.scopeAt(frame, line(ifNode)), depth + 1), new Map());
+    const arms = armsOf(ifNode);
+    if (t !== undefined && arms.length === 2 && arms[1].kind === 'else') {
+      const arm = t ? arms[0] : arms[1];
+      const inArm = before.filter((a) => within(a.node, arm.node));
+      if (inArm.length) return { found: true, v: valueOf(inArm[inArm.length - 1]) };
+    }
+    const values: (HostValue | undefined)[] = [];
+    let hasElse = false;
+    for (const arm of arms) {
+      if (arm.kind === 'else') hasElse = true;
+      const inArm = before.filter((a) => within(a.node, arm.node));
+      if (inArm.length) values.push(valueOf(inArm[inArm.length - 1]));
+      else values.push(this.resolve(frame, x, line(ifNode), depth + 1));
+    }
+    if (!hasElse) values.push(this.resolve(frame, x, line(ifNode), depth + 1));
+    const first = values[0];
+    if (first && values.every((v) => v && sameValue(v, first))) return { found: true, v: first };
+    // Tensors of one element type whose shapes differ (`x = x.view(rows, d)` on one path): the type is known, the shape is not.
+    if (first?.tensor && first.dtype && values.every((v) => v?.tensor && v.dtype === first.dtype)) return { found: true, v: { tensor: true, dtype: first.dtype } };
+    return { found: true, v: undefined };
+  }
+
+  /**
+   * A launcher's parameter from the call sites of its function in this file,
+   * the first that resolves it (later ones that differ are noted), or from a
+   * `perf_report` benchmark's x_vals.
+   */
+  paramValue(fn: FnInfo, p: string): HostValue | undefined {
+    const key = `${fn.name}.${p}`;
+    const hit = this.memo.get(key);
+    if (hit) {
+      this.trail.push(...hit.trail);
+      return hit.v;
+    }
+    if (this.active.has(key) || this.callerDepth >= MAX_CALLER_DEPTH) return undefined;
+    this.active.add(key);
+    this.callerDepth++;
+    const saved = this.trail;
+    let result: { v: HostValue | undefined; trail: string[] } = { v: undefined, trail: [] };
+    try {
+      const bench = this.benchmarkValue(fn, p);
+      if (bench) result = { v: bench.v, trail: [bench.detail] };
+      else {
+        const sites = (this.m.hostCalls.get(fn.name) ?? []).filter((c) => !within(c, fn.node)).slice(0, MAX_CALL_SITES);
+        const idx = fn.params.findIndex((q) => q.name === p);
+        const found: { v: HostValue; line: number; trail: string[] }[] = [];
+        for (const c of sites) {
+          const { pos, kw } = callArgs(c);
+          const splat = pos.findIndex((x) => x.type === 'list_splat' || x.type === 'dictionary_splat');
+          const node = kw.get(p) ?? (idx >= 0 && idx < pos.length && (splat < 0 || idx < splat) ? pos[idx] : undefined);
+          this.trail = [];
+          let v: HostValue | undefined;
+          if (node) v = hostEval(node, this.scopeAt(this.frameOf(c, true), line(c)));
+          else {
+            const d = fn.params[idx]?.default;
+            v = d ? hostEval(d, this.scopeAt({ fn: undefined, scope: this.root, callers: false }, line(d))) : undefined;
+          }
+          if (v && informative(v)) found.push({ v, line: line(c), trail: [`${shorten(c.text, 40)} at line ${line(c)}`, ...this.trail] });
+        }
+        if (found.length) {
+          result = { v: found[0].v, trail: found[0].trail };
+          const differ = found.slice(1).filter((f) => !sameValue(f.v, found[0].v));
+          if (differ.length)
+            this.conflicts.set(
+              fn.name,
+              `\`${fn.name}\` is called ${found.length} times with values the analysis can read; the first (line ${found[0].line}) is taken, line${differ.length > 1 ? 's' : ''} ${differ.map((f) => f.line).join(', ')} differ${differ.length > 1 ? '' : 's'}`,
+            );
+        }
+      }
+    } finally {
+      this.trail = saved;
+      this.active.delete(key);
+      this.callerDepth--;
+    }
+    this.memo.set(key, result);
+    this.trail.push(...result.trail);
+    return result.v;
+  }
+
+  /** `@triton.testing.perf_report(configs)`: the parameter's value in the largest x_vals entry of the first Benchmark. */
+  private benchmarkValue(fn: FnInfo, p: string): { v: HostValue; detail: string } | undefined {
+    const dec = fn.node.parent?.type === 'decorated_definition' ? named(fn.node.parent).filter((c) => c.type === 'decorator') : [];
+    for (const d of dec) {
+      const call = named(d)[0];
+      if (call?.type !== 'call') continue;
+      const name = canonical(dotted(field(call, 'function')) ?? '', this.m.imports);
+      if (!/(^|\.)perf_report$/.test(name)) continue;
+      const bench = this.benchmarks(callArgs(call).pos[0]);
+      if (!bench) return undefined;
+      const { kw } = callArgs(bench);
+      const module: Frame = { fn: undefined, scope: this.root, callers: false };
+      const at = line(bench);
+      const names = hostEval(kw.get('x_names'), this.scopeAt(module, at))?.tuple?.map((t) => t.str);
+      const j = names ? names.indexOf(p) : -1;
+      if (j >= 0) {
+        const vals = this.xvals(kw.get('x_vals'), module, at);
+        if (!vals?.length) return undefined;
+        const size = (v: HostValue): number => {
+          const xs = v.tuple ? v.tuple.map((t) => (t.expr ? evaluate(t.expr, new Map()) : undefined)) : [v.expr ? evaluate(v.expr, new Map()) : undefined];
+          return xs.every((x) => x !== undefined) ? xs.reduce((a, b) => a! * b!, 1)! : -Infinity;
+        };
+        let best = 0;
+        vals.forEach((v, i) => {
+          if (size(v) > size(vals[best])) best = i;
+        });
+        const item = vals[best];
+        const v = item.tuple ? item.tuple[j] : item;
+        if (!v?.expr) return undefined;
+        const shown = evaluate(v.expr, new Map());
+        return { v, detail: `benchmark x_vals[${best}]${shown !== undefined ? ` = ${shown}` : ''} (the largest of ${vals.length}, line ${at})` };
+      }
+      const args = hostEval(kw.get('args'), this.scopeAt(module, at))?.dict?.get(p);
+      if (args && informative(args)) return { v: args, detail: `benchmark args (line ${at})` };
+      return undefined;
+    }
+    return undefined;
+  }
+
+  /** The first `triton.testing.Benchmark(…)` behind a perf_report argument: a call, a list, or a module name built with `.append`. */
+  private benchmarks(n: Node | undefined): Node | undefined {
+    if (!n) return undefined;
+    const isBench = (c: Node) => c.type === 'call' && /(^|\.)Benchmark$/.test(canonical(dotted(field(c, 'function')) ?? '', this.m.imports));
+    if (isBench(n)) return n;
+    if (n.type === 'list') return named(n).find(isBench);
+    if (n.type === 'identifier') {
+      // `configs = [...]` or `configs.append(triton.testing.Benchmark(…))` at module level.
+      for (const c of this.root.descendantsOfType('call')) if (c && isBench(c)) return c;
+    }
+    return undefined;
+  }
+
+  /** x_vals: a list (or tuple) literal, or a comprehension over `range` with constant bounds. */
+  private xvals(n: Node | undefined, frame: Frame, at: number): HostValue[] | undefined {
+    if (!n) return undefined;
+    if (n.type === 'list' || n.type === 'tuple') return hostEval(n, this.scopeAt(frame, at))?.tuple;
+    if (n.type !== 'list_comprehension') return undefined;
+    const body = field(n, 'body');
+    const clauses = named(n).filter((c) => c.type === 'for_in_clause');
+    if (!body || clauses.length !== 1 || named(n).some((c) => c.type === 'if_clause')) return undefined;
+    const v = field(clauses[0], 'left');
+    const r = field(clauses[0], 'right');
+    if (v?.type !== 'identifier' || r?.type !== 'call' || dotted(field(r, 'function')) !== 'range') return undefined;
+    const bounds = callArgs(r).pos.map((x) => {
+      const e = hostEval(x, this.scopeAt(frame, at))?.expr;
+      return e ? evaluate(e, new Map()) : undefined;
+    });
+    if (bounds.some((b) => b === undefined) || !bounds.length) return undefined;
+    const [lo, hi, step] = bounds.length === 1 ? [0, bounds[0]!, 1] : [bounds[0]!, bounds[1]!, bounds[2] ?? 1];
+    if (!(step > 0) || (hi - lo) / step > MAX_XVALS) return undefined;
+    const out: HostValue[] = [];
+    for (let i = lo; i < hi; i += step) {
+      const s = this.scopeAt(frame, at, (x) => (x === v.text ? { expr: num(i) } : undefined));
+      // The comprehension variable shadows module names.
+      const scope: HostScope = { ...s, name: (x, d) => (x === v.text ? { expr: num(i) } : s.name(x, d)) };
+      out.push(hostEval(body, scope) ?? {});
+    }
+    return out;
+  }
+}
+
+/** The expression of the last `return` of a function's own body. */
+export function lastReturn(fnNode: Node): Node | undefined {
+  let out: Node | undefined;
+  const visit = (n: Node, depth: number): void => {
+    if (depth > 40) return;
+    if (n.type === 'return_statement') out = named(n)[0] ?? out;
+    for (const c of n.namedChildren) if (c && c.type !== 'function_definition' && c.type !== 'lambda' && c.type !== 'class_definition') visit(c, depth + 1);
+  };
+  const body = field(fnNode, 'body');
+  if (body) visit(body, 0);
+  return out;
+}
+
+export function within(n: Node, outer: Node): boolean {
+  return n.startIndex >= outer.startIndex && n.endIndex <= outer.endIndex;
+}
+
+interface Arm {
+  kind: 'if' | 'elif' | 'else';
+  node: Node;
+}
+
+function armsOf(ifNode: Node): Arm[] {
+  const out: Arm[] = [];
+  const cons = field(ifNode, 'consequence');
+  if (cons) out.push({ kind: 'if', node: cons });
+  for (const c of named(ifNode)) {
+    if (c.type === 'elif_clause') {
+      const b = field(c, 'consequence');
+      if (b) out.push({ kind: 'elif', node: b });
+    } else if (c.type === 'else_clause') {
+      const b = field(c, 'body') ?? named(c).find((x) => x.type === 'block');
+      if (b) out.push({ kind: 'else', node: b });
+    }
+  }
+  return out;
+}
+
+/** The innermost `if` (within the frame) one of whose arms holds `n` while the use at line `at` is outside that arm. */
+function enclosingArm(n: Node, scope: Node, at: number): { ifNode: Node } | undefined {
+  for (let p = n.parent; p && p.id !== scope.id; p = p.parent) {
+    if (p.type !== 'if_statement') continue;
+    const arm = armsOf(p).find((a) => within(n, a.node));
+    if (!arm) continue;
+    const end = arm.node.endPosition.row + 1;
+    const start = arm.node.startPosition.row + 1;
+    if (at > end || at < start) return { ifNode: p };
+  }
+  return undefined;
+}
+
+/** A value worth taking from a call site: a number, a flag, a string, a tensor with a dtype or a shape. */
+function informative(v: HostValue): boolean {
+  if (v.tensor) return !!(v.dtype || v.shape);
+  if (v.expr) return evaluate(v.expr, new Map()) !== undefined;
+  return v.bool !== undefined || v.str !== undefined || v.dtype !== undefined || !!v.tuple;
+}
+
+export function sameValue(a: HostValue, b: HostValue): boolean {
+  if (!!a.tensor !== !!b.tensor) return false;
+  if (a.dtype !== b.dtype || a.bool !== b.bool || a.str !== b.str) return false;
+  const n = (e: Expr | undefined) => (e ? evaluate(e, new Map()) : undefined);
+  if (n(a.expr) !== n(b.expr)) return false;
+  const sa = a.shape?.map(n).join(',');
+  const sb = b.shape?.map(n).join(',');
+  if (sa !== sb) return false;
+  if (a.tuple || b.tuple) {
+    if (!a.tuple || !b.tuple || a.tuple.length !== b.tuple.length) return false;
+    return a.tuple.every((x, i) => sameValue(x, b.tuple![i]));
+  }
+  return true;
+}
+
+/** A one-line description of a host value (for details and notes). */
+export function describe(v: HostValue): string {
+  if (v.tensor) {
+    const shape = v.shape?.map((e) => evaluate(e, new Map()) ?? '?').join(', ');
+    return `tensor${v.dtype ? ` ${v.dtype}` : ''}${shape ? ` (${shape})` : ''}`;
+  }
+  if (v.expr) return String(evaluate(v.expr, new Map()) ?? '?');
+  if (v.bool !== undefined) return String(v.bool);
+  if (v.str !== undefined) return JSON.stringify(v.str);
+  return v.dtype ?? '?';
+}
+
+export { shorten, stringValue };
+
+/** Host values as they cross into a per-launch analysis, and back. */
+export function toLite(v: HostValue | undefined): HostLite | undefined {
+  if (!v) return undefined;
+  if (v.tensor) {
+    const shape = v.shape?.map((e) => evaluate(e, new Map()));
+    return { ...(v.dtype ? { dtype: v.dtype } : {}), ...(shape && shape.every((x) => x !== undefined) ? { shape: shape as number[] } : {}) };
+  }
+  if (v.bool !== undefined) return v.bool;
+  if (v.str !== undefined) return v.str;
+  if (v.expr) return evaluate(v.expr, new Map());
+  if (v.dtype) return { dtype: v.dtype };
+  return undefined;
+}
+
+export function fromLite(frame: Record<string, HostLite>): Map<string, HostValue> {
+  const out = new Map<string, HostValue>();
+  for (const [k, v] of Object.entries(frame)) {
+    if (typeof v === 'number') out.set(k, { expr: num(v) });
+    else if (typeof v === 'boolean') out.set(k, { expr: num(v ? 1 : 0), bool: v });
+    else if (typeof v === 'string') out.set(k, { str: v });
+    else if (v && typeof v === 'object') {
+      const dtype = v.dtype ? parseDtype(v.dtype) : undefined;
+      out.set(k, { tensor: true, ...(dtype ? { dtype } : {}), ...(v.shape ? { shape: v.shape.map((x) => num(x)) } : {}) });
+    }
+  }
+  return out;
+}

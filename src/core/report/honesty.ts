@@ -1,0 +1,60 @@
+/**
+ * How every surface (lens, hover, CLI text and Markdown, SARIF) shows a
+ * number that is not a clean figure (COUNTING.md, "Honesty"): a lower bound
+ * is written `≥ 1.2 kFLOP`, an upper bound `≤ 0.5 FLOP/B`, and the kernel says
+ * what it could not count (`incomplete: 2 unknown calls`). A kernel whose
+ * counts are symbolic only because of loop trips shows its steady-state
+ * intensity, `≈ 85.3 FLOP/B`, labelled with the loop and the symbols.
+ */
+import { reasonPhrase } from '../messages';
+import { intensity } from './format';
+import type { BoundKind, KernelReport } from './types';
+
+/** `≥ ` for a lower bound, `≤ ` for an upper bound, nothing for an exact number. */
+export function boundMark(kind: BoundKind | undefined): string {
+  return kind === 'lower' ? '≥ ' : kind === 'upper' ? '≤ ' : '';
+}
+
+/** The mark of each of a kernel's numbers. */
+export function marks(k: KernelReport): { flops: string; bytes: string; intensity: string } {
+  const b = k.complete ? undefined : k.bounds;
+  return { flops: boundMark(b?.flops), bytes: boundMark(b?.bytes), intensity: boundMark(b?.arithmeticIntensity) };
+}
+
+/** `incomplete: 2 unknown calls, 1 store not counted`, or '' for a complete kernel. */
+export function incompleteText(k: KernelReport): string {
+  if (k.complete) return '';
+  const reasons = k.incompleteReasons ?? [];
+  const parts = reasons.map((id) => reasonPhrase(id, k.incompleteCounts?.[id] ?? 1));
+  return `incomplete: ${parts.join(', ') || 'see the diagnostics'}`;
+}
+
+/** What the incompleteness does to the numbers, in one sentence. */
+export function boundsSentence(k: KernelReport): string {
+  if (k.complete || !k.bounds) return '';
+  if (k.status === 'partial' && k.perUnit.flops === null && k.perUnit.loadBytes === null) return 'No numbers are shown: they would be too small.';
+  const b = k.bounds;
+  const parts: string[] = [];
+  if (b.flops === 'lower') parts.push('FLOPs are a lower bound');
+  if (b.bytes === 'lower') parts.push('bytes are a lower bound');
+  if (b.arithmeticIntensity === 'lower') parts.push('so the intensity is a lower bound');
+  else if (b.arithmeticIntensity === 'upper') parts.push('so the intensity is an upper bound');
+  else if (b.arithmeticIntensity === 'unknown') parts.push('so the intensity is not known');
+  return parts.length ? `${parts.join(', ')}.` : '';
+}
+
+/** `≈ 85.3 FLOP/B · K-loop steady state (K unbound)`, or '' when the kernel has none. */
+export function steadyText(k: KernelReport): string {
+  const s = k.arithmeticIntensitySteady;
+  if (!s) return '';
+  const syms = s.independentOf;
+  const loop = syms.length === 1 ? `${syms[0]}-loop` : 'loop';
+  return `AI ≈ ${intensity(s.value)} FLOP/B · ${loop} steady state (${syms.join(', ')} unbound)`;
+}
+
+/** `memory-bound (L2)` / `compute-bound` at the steady-state intensity. */
+export function steadyVerdict(k: KernelReport): string {
+  const s = k.arithmeticIntensitySteady;
+  if (!s) return '';
+  return s.bound === 'compute' ? 'compute-bound' : `memory-bound (${s.boundLevel === 'l2' ? 'L2' : 'DRAM'})`;
+}
