@@ -1,5 +1,7 @@
-// Bundles the CLI, the desktop extension, the web extension and the webview with esbuild,
-// and copies the tree-sitter grammars next to the bundles that load them.
+// Bundles the CLI, the desktop extension and its analysis worker, the web extension and its
+// analysis worker, and the webview with esbuild, and copies the tree-sitter grammars next to
+// the bundles that load them. What ships (extensions, workers, CLI, webview) is minified: less
+// to read and compile when the extension loads; the source maps keep stack traces readable.
 import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -32,6 +34,9 @@ const builds = [
     outfile: join(root, 'dist/cli.js'),
     platform: 'node',
     format: 'cjs',
+    // Names kept: test/security.test.ts follows the child_process binding by name through the bundle.
+    minifyWhitespace: true,
+    minifySyntax: true,
     banner: { js: '#!/usr/bin/env node\nconst importMetaUrl = require("url").pathToFileURL(__filename).href;' },
     define: { ...common.define, ...importMetaUrlShim },
   },
@@ -61,16 +66,33 @@ const builds = [
     format: 'cjs',
   },
 ];
+const nodeBanner = { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' };
+// web-tree-sitter only reaches for Node built-ins when it must load its own .wasm;
+// we always hand it the bytes, so these imports stay unresolved and never run.
+const webExternals = ['fs', 'fs/promises', 'path', 'module', 'url', 'node:*'];
+const webBanner = { js: 'const importMetaUrl = (typeof location !== "undefined" ? location.href : "file:///");' };
 if (existsSync(join(root, 'src/extension/extension.ts'))) {
   builds.push(
     {
       ...common,
-      entryPoints: [join(root, 'src/extension/extension.ts')],
+      // The desktop entry: the extension with its analyses in a Node worker thread.
+      entryPoints: [join(root, 'src/desktop/extension.ts')],
       outfile: join(root, 'dist/extension.js'),
       platform: 'node',
       format: 'cjs',
+      minify: true,
       external: ['vscode'],
-      banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+      banner: nodeBanner,
+      define: { ...common.define, ...importMetaUrlShim },
+    },
+    {
+      ...common,
+      entryPoints: [join(root, 'src/desktop/worker.ts')],
+      outfile: join(root, 'dist/worker.js'),
+      platform: 'node',
+      format: 'cjs',
+      minify: true,
+      banner: nodeBanner,
       define: { ...common.define, ...importMetaUrlShim },
     },
     {
@@ -79,10 +101,21 @@ if (existsSync(join(root, 'src/extension/extension.ts'))) {
       outfile: join(root, 'dist/web/extension.js'),
       platform: 'browser',
       format: 'cjs',
-      // web-tree-sitter only reaches for Node built-ins when it must load its own .wasm;
-      // we always hand it the bytes, so these imports stay unresolved and never run.
-      external: ['vscode', 'fs', 'fs/promises', 'path', 'module', 'url', 'node:*'],
-      banner: { js: 'const importMetaUrl = (typeof location !== "undefined" ? location.href : "file:///");' },
+      minify: true,
+      external: ['vscode', ...webExternals],
+      banner: webBanner,
+      define: { ...common.define, ...importMetaUrlShim, 'process.env.NODE_ENV': '"production"' },
+    },
+    {
+      ...common,
+      // A classic worker script: VS Code's web extension host starts it through importScripts.
+      entryPoints: [join(root, 'src/extension/worker.ts')],
+      outfile: join(root, 'dist/web/worker.js'),
+      platform: 'browser',
+      format: 'iife',
+      minify: true,
+      external: webExternals,
+      banner: webBanner,
       define: { ...common.define, ...importMetaUrlShim, 'process.env.NODE_ENV': '"production"' },
     },
   );

@@ -22,7 +22,7 @@ const FILES = sourceFiles(SRC);
 const rel = (file: string): string => path.relative(SRC, file).split(path.sep).join('/');
 const abs = (relPath: string): string => path.join(SRC, ...relPath.split('/'));
 
-type Layer = 'core' | 'shared' | 'extension' | 'webview' | 'cli' | 'fuzz';
+type Layer = 'core' | 'shared' | 'extension' | 'desktop' | 'webview' | 'cli' | 'fuzz';
 
 /**
  * What each layer may import: the layers whose code it may use (`uses`), the
@@ -36,6 +36,8 @@ const LAYERS: Record<Layer, { uses: Layer[]; typesOf: Layer[]; vscode: boolean; 
   shared: { uses: ['shared'], typesOf: ['core'], vscode: false, node: false },
   // The editor layer; also bundled for the web extension host, so no Node built-ins.
   extension: { uses: ['extension', 'shared', 'core'], typesOf: [], vscode: true, node: false },
+  // The desktop extension's entries (dist/extension.js, dist/worker.js): the extension layer plus a Node worker thread.
+  desktop: { uses: ['desktop', 'extension', 'shared', 'core'], typesOf: [], vscode: true, node: true },
   // The chart page (dist/webview.js): the browser and Vega only.
   webview: { uses: ['webview', 'shared'], typesOf: ['core'], vscode: false, node: false },
   cli: { uses: ['cli', 'core'], typesOf: [], vscode: false, node: true },
@@ -186,10 +188,29 @@ describe('architecture', function () {
     assert.deepEqual(bad, []);
   });
 
-  it('only src/extension imports vscode', () => {
-    const bad = FILES.filter((f) => layerOf(f) !== 'extension' && importsOf(f).some((i) => i.specifier === 'vscode')).map(rel);
+  it('only src/extension (and the desktop entry over it) imports vscode', () => {
+    const bad = FILES.filter((f) => layerOf(f) !== 'extension' && layerOf(f) !== 'desktop' && importsOf(f).some((i) => i.specifier === 'vscode')).map(rel);
     assert.deepEqual(bad, []);
     assert.ok(FILES.some((f) => layerOf(f) === 'extension' && importsOf(f).some((i) => i.specifier === 'vscode')), 'the extension does import vscode');
+  });
+
+  it('the analysis workers (src/extension/worker.ts, src/desktop/worker.ts) never load vscode', () => {
+    // A worker has no `vscode` module: nothing its entry reaches at run time may import it.
+    const runTime = importGraph(FILES, { typeOnly: false });
+    const bad: string[] = [];
+    for (const entry of ['extension/worker.ts', 'desktop/worker.ts']) {
+      const seen = new Set<string>();
+      const queue = [abs(entry)];
+      while (queue.length) {
+        const f = queue.shift()!;
+        if (seen.has(f)) continue;
+        seen.add(f);
+        if (importsOf(f).some((i) => i.specifier === 'vscode' && !i.typeOnly)) bad.push(`${entry} reaches ${rel(f)}, which imports vscode`);
+        queue.push(...(runTime.get(f) ?? []));
+      }
+      assert.ok(seen.has(abs('core/analyze.ts')), `${entry} does reach the core`);
+    }
+    assert.deepEqual(bad, []);
   });
 
   describe('src/core imports no Node built-ins, no DOM-only APIs at run time', () => {

@@ -97,7 +97,7 @@ describe('CLI', () => {
   });
 
   it('usage errors exit 2 and say what to do', async () => {
-    for (const args of [[], ['analyze'], ['frobnicate'], ['analyze', 'x.py', '--gpu', 'no-such-gpu'], ['analyze', 'x.py', '--set', 'novalue'], ['analyze', 'x.py', '--grid', '0'], ['analyze', 'x.py', '--dtype', 'a=float7'], ['analyze', 'x.py', '--format', 'yaml']]) {
+    for (const args of [[], ['analyze'], ['frobnicate'], ['analyze', 'x.py', '--gpu', 'no-such-gpu'], ['analyze', 'x.py', '--set', 'novalue'], ['analyze', 'x.py', '--grid', '0'], ['analyze', 'x.py', '--dtype', 'a=float7'], ['analyze', 'x.py', '--format', 'yaml'], ['analyze', 'x.py', '--budget-ms', '0'], ['analyze', 'x.py', '--budget-ms', 'soon']]) {
       const r = await run(args);
       assert.equal(r.code, 2, `exit code for ${args.join(' ')}`);
       assert.match(r.err, /usage:/);
@@ -113,6 +113,16 @@ describe('CLI', () => {
     assert.equal(doc.files.length, 2);
     assert.match(doc.files[0].diagnostics[0].message, /cannot read/);
     assert.equal(doc.files[1].kernels[0].name, 'add_kernel');
+  });
+
+  it('--budget-ms is a safety net only: a generous one changes nothing (without it there is no wall-clock budget)', async () => {
+    const file = path.join(FIX, 'matmul_autotune.py');
+    const plain = await run(['analyze', file, '--format', 'json']);
+    const budgeted = await run(['analyze', file, '--format', 'json', '--budget-ms', '600000']);
+    assert.equal(plain.code, 0);
+    assert.equal(budgeted.code, 0);
+    assert.deepEqual(JSON.parse(budgeted.out).files, JSON.parse(plain.out).files);
+    assert.match((await run(['analyze', file, '--budget-ms', '-5'])).err, /--budget-ms takes a positive number of milliseconds/);
   });
 
   it('gpus lists the catalogue', async () => {

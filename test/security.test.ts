@@ -65,7 +65,7 @@ interface Allowed {
   reason: string;
 }
 
-const TREE_SITTER_BUNDLES = ['cli.js', 'extension.js', 'web/extension.js'];
+const TREE_SITTER_BUNDLES = ['cli.js', 'extension.js', 'web/extension.js', 'worker.js', 'web/worker.js'];
 
 /** Every known occurrence, with why it is safe. Anything else fails the test. */
 const ALLOWED: readonly Allowed[] = [
@@ -374,7 +374,7 @@ function metaPolicies(html: string): string[] {
 // The tests
 // ---------------------------------------------------------------------------
 
-const BUNDLES = ['cli.js', 'extension.js', 'web/extension.js', 'webview.js'];
+const BUNDLES = ['cli.js', 'extension.js', 'web/extension.js', 'worker.js', 'web/worker.js', 'webview.js'];
 
 describe('security: no user code runs', function () {
   this.timeout(180_000);
@@ -390,7 +390,8 @@ describe('security: no user code runs', function () {
 
   it('the build produced the CLI bundle (and the others whose sources exist)', () => {
     assert.ok(scans.has('cli.js'));
-    if (fs.existsSync(path.join(ROOT, 'src', 'extension', 'extension.ts'))) assert.ok(scans.has('extension.js') && scans.has('web/extension.js'));
+    if (fs.existsSync(path.join(ROOT, 'src', 'extension', 'extension.ts')))
+      assert.ok(scans.has('extension.js') && scans.has('web/extension.js') && scans.has('worker.js') && scans.has('web/worker.js'));
     if (fs.existsSync(path.join(ROOT, 'src', 'webview', 'main.ts'))) assert.ok(scans.has('webview.js'));
   });
 
@@ -426,7 +427,7 @@ describe('security: no user code runs', function () {
   });
 
   it('the extension bundles never load child_process or vm', () => {
-    for (const b of ['extension.js', 'web/extension.js', 'webview.js']) {
+    for (const b of ['extension.js', 'web/extension.js', 'worker.js', 'web/worker.js', 'webview.js']) {
       const s = scans.get(b);
       if (!s) continue;
       assert.deepEqual(s.sites.filter((x) => x.kind === 'child_process' || x.kind === 'vm').map((x) => `${x.kind} from ${x.source}`), [], b);

@@ -8,16 +8,16 @@ import { languageOf, makeReport, type UserInputs } from '../core/analyze';
 import { GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import { say } from '../core/messages';
-import type { Parsers } from '../core/parsers';
 import { renderMarkdown, renderText, type MultiGpuFile, type MultiGpuReport } from '../core/report/render';
 import { DEFAULT_SARIF_LEVELS, renderSarif } from '../core/report/sarif';
-import { CliError, last, list, parseOptions, readDtypes, readFormat, readGrid, readSarifLevels, readSets, usageError, type OptionSpec, type ParsedOptions } from './args';
+import { CliError, last, list, parseOptions, readBudgetMs, readDtypes, readFormat, readGrid, readSarifLevels, readSets, usageError, type OptionSpec, type ParsedOptions } from './args';
 import { attachProfile, type Reestimate } from '../core/profile/attach';
 import { estimateForLaunch } from '../core/profile/bindings';
 import type { ProfileSummary } from '../core/report/types';
 import { findRepoRoot } from './git';
 import { loadGpuFiles, selectGpus } from './gpus';
-import { analyzeForGpus, decode, expand, worthReporting } from './inputs';
+import type { Parsers } from '../core/parsers';
+import { analysisLanguage, analyzeForGpus, decode, expand, worthReporting, type ParsersFor } from './inputs';
 
 declare const __VERSION__: string;
 
@@ -26,22 +26,30 @@ export const TOOL_URI = 'https://marketplace.visualstudio.com/items?itemName=roo
 
 /** Options every analysing command takes. */
 export const ANALYSIS_OPTIONS: OptionSpec = {
-  valued: { '--format': ['-f'], '--gpu': [], '--gpu-file': [], '--set': [], '--dtype': [], '--grid': [] },
+  valued: { '--format': ['-f'], '--gpu': [], '--gpu-file': [], '--set': [], '--dtype': [], '--grid': [], '--budget-ms': [] },
   flags: { '--json': [] },
 };
 
 export interface AnalysisSettings {
   gpus: GpuSpec[];
   user: UserInputs;
+  /**
+   * `--budget-ms`: a wall-clock safety net per file. None by default: the
+   * analysis is then bounded by deterministic step budgets only, so the same
+   * files give the same output on a busy machine and on an idle one.
+   */
+  budgetMs?: number;
 }
 
 /** The GPUs and user bindings of an analysing command. */
 export function readAnalysisSettings(p: ParsedOptions): AnalysisSettings {
   const custom = loadGpuFiles(p.options.get('--gpu-file') ?? []);
+  const budgetMs = readBudgetMs(last(p, '--budget-ms'));
   const { dtypes, texels } = readDtypes(p.options.get('--dtype') ?? []);
   return {
     gpus: selectGpus(list(p, '--gpu'), custom),
     user: { set: readSets(p.options.get('--set') ?? []), dtypes, ...(Object.keys(texels).length ? { texels } : {}), grid: readGrid(last(p, '--grid')) },
+    ...(budgetMs !== undefined ? { budgetMs } : {}),
   };
 }
 
@@ -81,13 +89,13 @@ const MAX_PROFILE_BYTES = 256 * 1024 * 1024;
  * another GPU says so in its diagnostics); a launch whose name carries its
  * sizes is compared with the kernel re-analysed for them.
  */
-function withProfile(
+async function withProfile(
   files: MultiGpuFile[],
   p: ParsedOptions,
   settings: AnalysisSettings,
   sources: Map<string, string>,
-  parsers: Parsers,
-): { files: MultiGpuFile[]; profile?: ProfileSummary } {
+  parsers: ParsersFor,
+): Promise<{ files: MultiGpuFile[]; profile?: ProfileSummary }> {
   const file = last(p, '--profile');
   if (!file) return { files };
   let text: string;
@@ -106,11 +114,17 @@ function withProfile(
     overrides[m.slice(0, eq)] = m.slice(eq + 1);
   }
   const gpu = settings.gpus[0];
+  // Re-estimates run synchronously inside the matcher: the grammars of every analysed file are loaded before.
+  let ready: Parsers | undefined;
+  for (const path of sources.keys()) ready = await parsers(analysisLanguage(path));
   const reestimate: Reestimate = (path, kernel, launch) => {
     const src = sources.get(path);
-    if (src === undefined) return undefined;
+    if (src === undefined || !ready) return undefined;
+    const analysed = ready;
     // Every selected GPU, so a kernel estimated for its launch's sizes keeps its column per GPU.
-    return estimateForLaunch(kernel, src, launch, settings.user.set, (set) => analyzeForGpus(src, parsers, settings.gpus, { ...settings.user, set, path, language: languageOf(path) }));
+    return estimateForLaunch(kernel, src, launch, settings.user.set, (set) =>
+      analyzeForGpus(src, analysed, settings.gpus, { ...settings.user, set, path, language: languageOf(path), ...budgetOf(settings) }),
+    );
   };
   const table = [...GPU_CATALOG.gpus, ...settings.gpus.filter((g) => !GPU_CATALOG.gpus.some((c) => c.id === g.id))];
   const r = attachProfile(files, gpu, text, { perLaunch: p.options.has('--per-launch'), overrides, path: file, gpus: table, reestimate, alsoShown: settings.gpus.slice(1).map((g) => g.id) });
@@ -123,7 +137,12 @@ function unreadable(file: string, why: string): MultiGpuFile {
   return { path: file, language: languageOf(file) ?? 'triton', diagnostics: [say('unreadable', 1, file, why)], kernels: [] };
 }
 
-function analyzeFiles(inputs: string[], parsers: Parsers, s: AnalysisSettings, sources?: Map<string, string>): MultiGpuFile[] {
+/** The analysis options of `--budget-ms` (none without it). */
+export function budgetOf(s: AnalysisSettings): { budgetMs?: number } {
+  return s.budgetMs !== undefined ? { budgetMs: s.budgetMs } : {};
+}
+
+async function analyzeFiles(inputs: string[], parsers: ParsersFor, s: AnalysisSettings, sources?: Map<string, string>): Promise<MultiGpuFile[]> {
   const { files, missing } = expand(inputs);
   const reports = missing.map((m) => unreadable(m, 'no such file or directory'));
   const explicit = new Set(inputs.map((f) => path.normalize(f)));
@@ -137,7 +156,8 @@ function analyzeFiles(inputs: string[], parsers: Parsers, s: AnalysisSettings, s
     }
     if (!explicit.has(path.normalize(file)) && !worthReporting(file, src)) continue;
     sources?.set(file, src);
-    reports.push(analyzeForGpus(src, parsers, s.gpus, { ...s.user, path: file, language: languageOf(file) }));
+    const ready = await parsers(analysisLanguage(file));
+    reports.push(analyzeForGpus(src, ready, s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s) }));
   }
   return reports;
 }
@@ -153,7 +173,7 @@ function rootRelative(files: MultiGpuFile[], root: string, absoluteOutside: bool
   });
 }
 
-export async function analyzeCommand(argv: string[], parsers: () => Promise<Parsers>, out: (s: string) => void): Promise<number> {
+export async function analyzeCommand(argv: string[], parsers: ParsersFor, out: (s: string) => void): Promise<number> {
   const p = parseOptions(argv, ANALYZE_SPEC);
   const inputs = [...p.positional, ...p.rest];
   const format = p.options.has('--json') ? 'json' : readFormat(last(p, '--format'), FORMATS, 'text');
@@ -161,8 +181,7 @@ export async function analyzeCommand(argv: string[], parsers: () => Promise<Pars
   const settings = readAnalysisSettings(p);
   if (inputs.length === 0) throw usageError('analyze needs at least one FILE or DIR');
   const sources = new Map<string, string>();
-  const ready = await parsers();
-  const { files, profile } = withProfile(analyzeFiles(inputs, ready, settings, sources), p, settings, sources, ready);
+  const { files, profile } = await withProfile(await analyzeFiles(inputs, parsers, settings, sources), p, settings, sources, parsers);
   if (format === 'text' || format === 'json') {
     const report = multiReport(settings.gpus, files, settings.user);
     if (profile) report.profile = profile;

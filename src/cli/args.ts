@@ -128,6 +128,14 @@ export function readDtypes(values: string[]): { dtypes: Record<string, Dtype>; t
   return { dtypes, texels };
 }
 
+/** `--budget-ms MS`: a positive number of milliseconds, or undefined without the option. */
+export function readBudgetMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms <= 0) throw usageError(`--budget-ms takes a positive number of milliseconds (got '${value}')`);
+  return ms;
+}
+
 export function readGrid(value: string | undefined): number[] | undefined {
   if (value === undefined) return undefined;
   const g = value

@@ -11,14 +11,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { languageOf } from '../core/analyze';
 import { say } from '../core/messages';
-import type { Parsers } from '../core/parsers';
 import { diffReports, findRegressions, type FileChange, type RevisionInfo, type RevisionInput } from '../core/report/diff';
 import type { MultiGpuFile } from '../core/report/render';
 import { renderDiffMarkdown, renderDiffText } from '../core/report/renderDiff';
 import { CliError, last, list, parseOptions, readFailOn, readFormat, type OptionSpec } from './args';
-import { ANALYSIS_OPTIONS, multiReport, readAnalysisSettings, type AnalysisSettings } from './analyze';
+import { ANALYSIS_OPTIONS, budgetOf, multiReport, readAnalysisSettings, type AnalysisSettings } from './analyze';
 import { Repo } from './git';
-import { analyzeForGpus, decode, worthReporting } from './inputs';
+import { analysisLanguage, analyzeForGpus, decode, worthReporting, type ParsersFor } from './inputs';
 
 const DIFF_SPEC: OptionSpec = {
   valued: { ...ANALYSIS_OPTIONS.valued, '--repo': ['-C'], '--fail-on': [] },
@@ -73,13 +72,19 @@ function readSide(repo: Repo, commit: string | null, file: string): { text?: str
 }
 
 /** Analyses both revisions of the changed kernel files; drops changes neither revision of which holds kernels. */
-function analyzeChanges(repo: Repo, revs: Revisions, changes: FileChange[], parsers: Parsers, s: AnalysisSettings): { base: RevisionInput; head: RevisionInput; files: FileChange[] } {
+async function analyzeChanges(
+  repo: Repo,
+  revs: Revisions,
+  changes: FileChange[],
+  parsers: ParsersFor,
+  s: AnalysisSettings,
+): Promise<{ base: RevisionInput; head: RevisionInput; files: FileChange[] }> {
   const sides = { base: [] as SideFile[], head: [] as SideFile[] };
   const kept: FileChange[] = [];
-  const analyze = (file: string, text: string): SideFile => ({
+  const analyze = async (file: string, text: string): Promise<SideFile> => ({
     path: file,
     source: text,
-    report: analyzeForGpus(text, parsers, s.gpus, { ...s.user, path: file, language: languageOf(file) }),
+    report: analyzeForGpus(text, await parsers(analysisLanguage(file)), s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s) }),
   });
   for (const change of changes) {
     const oldPath = kernelPath(change.oldPath);
@@ -89,8 +94,8 @@ function analyzeChanges(repo: Repo, revs: Revisions, changes: FileChange[], pars
     const relevant = [[oldPath, before], [newPath, after]] as const;
     if (!relevant.some(([p, side]) => p && (side.failed || worthReporting(p, side.text ?? '')))) continue;
     kept.push({ ...change, oldPath, newPath });
-    if (oldPath) sides.base.push(before.failed ?? analyze(oldPath, before.text!));
-    if (newPath) sides.head.push(after.failed ?? analyze(newPath, after.text!));
+    if (oldPath) sides.base.push(before.failed ?? (await analyze(oldPath, before.text!)));
+    if (newPath) sides.head.push(after.failed ?? (await analyze(newPath, after.text!)));
   }
   const input = (info: RevisionInfo, read: SideFile[]): RevisionInput => ({
     info,
@@ -100,7 +105,7 @@ function analyzeChanges(repo: Repo, revs: Revisions, changes: FileChange[], pars
   return { base: input(revs.base, sides.base), head: input(revs.head, sides.head), files: kept };
 }
 
-export async function diffCommand(argv: string[], parsers: () => Promise<Parsers>, out: (s: string) => void): Promise<number> {
+export async function diffCommand(argv: string[], parsers: ParsersFor, out: (s: string) => void): Promise<number> {
   const p = parseOptions(argv, DIFF_SPEC);
   const format = p.options.has('--json') ? 'json' : readFormat(last(p, '--format'), FORMATS, 'text');
   const failOn = readFailOn(list(p, '--fail-on'));
@@ -110,7 +115,7 @@ export async function diffCommand(argv: string[], parsers: () => Promise<Parsers
   const revs = readRevisions(repo, repoDir, p.positional, p.rest);
   const specs = revs.paths.map((x) => repo.pathspec(repoDir, x));
   const changes = repo.changes(revs.base.commit, revs.head.commit, specs).filter((c) => kernelPath(c.oldPath) || kernelPath(c.newPath));
-  const { base, head, files } = analyzeChanges(repo, revs, changes, await parsers(), settings);
+  const { base, head, files } = await analyzeChanges(repo, revs, changes, parsers, settings);
   const d = diffReports(base, head, files);
   const regressions = findRegressions(d, failOn);
   if (format === 'json') out(JSON.stringify({ ...d, failOn, regressions }, null, 2) + '\n');

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeSource, languageOf, type AnalyzeOptions } from '../core/analyze';
 import type { GpuSpec } from '../core/gpus/types';
-import type { Parsers, WasmName } from '../core/parsers';
+import type { Language } from '../core/ir';
+import { grammarOf, initParsers, type Parsers, type WasmName } from '../core/parsers';
 import { verdictOf, type GpuVerdict, type MultiGpuFile } from '../core/report/render';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', '__pycache__', '.venv', 'venv']);
@@ -64,6 +65,26 @@ export function wasmLoader(): (name: WasmName) => Promise<Uint8Array> {
     for (const c of candidates) if (fs.existsSync(c)) return fs.readFileSync(c);
     throw new Error(`cannot find ${name} next to the CLI (looked in ${candidates.join(', ')}); run 'npm run build'`);
   };
+}
+
+/**
+ * The parsers, for files of `language`: tree-sitter's runtime is loaded on
+ * the first call and each grammar when a file of its language first needs it
+ * (a Python-only run never reads the 4 MB CUDA grammar).
+ */
+export type ParsersFor = (language: Language) => Promise<Parsers>;
+
+/** A ParsersFor that reads the grammars next to the CLI. */
+export function lazyParsers(load: (name: WasmName) => Promise<Uint8Array> = wasmLoader()): ParsersFor {
+  return (language) => {
+    const g = grammarOf(language);
+    return initParsers(load, g ? [g] : []);
+  };
+}
+
+/** The language a file is analysed as (its extension's; Triton when it has none the analysis knows). */
+export function analysisLanguage(file: string): Language {
+  return languageOf(file) ?? 'triton';
 }
 
 /**

@@ -10,16 +10,15 @@
  * revision or bad --gpu-file, 3 internal error.
  */
 import { DEFAULT_GPU_ID } from '../core/gpus/catalog';
-import { initParsers, type Parsers } from '../core/parsers';
 import { CliError, last, parseOptions, readFormat, usageError } from './args';
 import { analyzeCommand, VERSION } from './analyze';
 import { diffCommand } from './diff';
 import { gpusJson, gpusText, loadGpuFiles } from './gpus';
-import { wasmLoader } from './inputs';
+import { lazyParsers } from './inputs';
 
 const USAGE = `usage:
   roofline-lens analyze FILE|DIR... [--format text|json|markdown|sarif] [--gpu ID[,ID...]]
-                [--gpu-file FILE] [--set NAME=VALUE]... [--dtype NAME=TYPE]... [--grid X[,Y[,Z]]]
+                [--gpu-file FILE] [--set NAME=VALUE]... [--dtype NAME=TYPE]... [--grid X[,Y[,Z]]] [--budget-ms MS]
                 [--sarif-level memory=warning,compute=note,unknown=note] [--root DIR]
                 [--profile NCU_CSV|PROTON_JSON [--per-launch] [--match MEASURED=FILE:KERNEL]...]
   roofline-lens diff [BASE] [HEAD] [PATH...] [-C|--repo DIR] [--format text|json|markdown]
@@ -32,6 +31,9 @@ const USAGE = `usage:
   --grid X,Y,Z       number of units (Triton grid, CUDA gridDim, WGSL dispatch)
   --gpu ID[,ID...]   GPUs to use (default ${DEFAULT_GPU_ID}; see 'roofline-lens gpus'); several add a column each
   --gpu-file FILE    custom GPUs: a JSON array (or {"gpus": [...]}) like the rooflineLens.customGpus setting
+  --budget-ms MS     a wall-clock limit per file: a kernel still running after MS is listed without numbers
+                     (default: none; the analysis is bounded by step counts, so its output does not depend
+                     on the machine's load)
   --root DIR         paths in Markdown and SARIF are relative to DIR (default: the git work tree, else .)
   --profile FILE     measured results (ncu --csv --page raw, or Triton Proton JSON) beside the estimates,
                      each under its own GPU's roofs, launches named 'kernel [M=…]' estimated for those sizes;
@@ -53,10 +55,10 @@ function gpusCommand(argv: string[], out: (s: string) => void): number {
 
 async function run(argv: string[], out: (s: string) => void): Promise<number> {
   const [command, ...rest] = argv;
-  let parsers: Promise<Parsers> | undefined;
-  const lazyParsers = (): Promise<Parsers> => (parsers ??= initParsers(wasmLoader()));
-  if (command === 'analyze') return analyzeCommand(rest, lazyParsers, out);
-  if (command === 'diff') return diffCommand(rest, lazyParsers, out);
+  // Tree-sitter and each grammar load only when a file needs them.
+  const parsers = lazyParsers();
+  if (command === 'analyze') return analyzeCommand(rest, parsers, out);
+  if (command === 'diff') return diffCommand(rest, parsers, out);
   if (command === 'gpus') return gpusCommand(rest, out);
   throw usageError(`unknown command '${command}'`);
 }

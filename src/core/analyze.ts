@@ -54,6 +54,11 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
   parseMs?: number;
   /** Step budget of one kernel (default: Budget's). */
   kernelSteps?: number;
+  /**
+   * Lines (0-based, inclusive) whose kernels are analysed first — an editor's
+   * visible range, so a time slice shows them first. The report keeps file order.
+   */
+  focus?: { startLine: number; endLine: number };
 }
 
 /**
@@ -113,7 +118,13 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     return report;
   }
   const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid, ...(opts.texels ? { texels: opts.texels } : {}) };
-  const budget = new Budget({ hardMs: opts.budgetMs, sliceMs: opts.sliceMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
+  const budget = new Budget({
+    hardMs: opts.budgetMs,
+    sliceMs: opts.sliceMs,
+    parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)),
+    kernelSteps: opts.kernelSteps,
+    focus: opts.focus,
+  });
   let ir: FileIR;
   try {
     ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu });

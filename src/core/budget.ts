@@ -25,6 +25,8 @@ export interface BudgetOptions {
   sliceMs?: number;
   /** Wall-clock budget of one parse, ms (default: none). */
   parseMs?: number;
+  /** Lines (0-based, inclusive) whose kernels are analysed first, e.g. what an editor shows; the report keeps file order. */
+  focus?: { startLine: number; endLine: number };
 }
 
 export const DEFAULT_KERNEL_STEPS = 1_000_000;
@@ -36,6 +38,8 @@ export class Budget {
   private readonly kernelSteps: number;
   private readonly fileSteps: number;
   readonly parseMs: number | undefined;
+  /** Lines whose kernels go first (see BudgetOptions.focus). */
+  readonly focus: { startLine: number; endLine: number } | undefined;
   private steps = 0;
   private inKernel = false;
   /** The hard wall-clock budget ran out (the analysis depends on load from here on). */
@@ -52,6 +56,7 @@ export class Budget {
     this.kernelSteps = opts.kernelSteps ?? DEFAULT_KERNEL_STEPS;
     this.fileSteps = opts.fileSteps ?? DEFAULT_FILE_STEPS;
     this.parseMs = opts.parseMs;
+    this.focus = opts.focus;
   }
 
   /** One step of work; true once the current budget is spent (cheap enough for inner loops). */

@@ -2,39 +2,151 @@
  * Tree-sitter set-up. The core never touches the file system: the host (CLI,
  * extension, web extension, tests) hands in a loader that returns the bytes of
  * each `.wasm` file, read however that host reads files.
+ *
+ * Grammars load lazily, per language: the runtime first (`initParsers`), then
+ * a grammar when a file of its language appears (`loadGrammar`). The
+ * frontends are synchronous, so the host awaits the grammar of a file's
+ * language before analysing it; a frontend that reaches for a grammar that
+ * is not loaded gets an error that says so (an internal diagnostic, never
+ * wrong numbers).
  */
 import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { Language as SourceLanguage } from './ir';
 
 export type WasmName = 'web-tree-sitter.wasm' | 'tree-sitter-python.wasm' | 'tree-sitter-cuda.wasm';
 export type WasmLoader = (name: WasmName) => Promise<Uint8Array>;
 
+/** A tree-sitter grammar: Python (Triton) or CUDA. WGSL is read by wesl, without tree-sitter. */
+export type Grammar = 'python' | 'cuda';
+export const GRAMMARS: readonly Grammar[] = ['python', 'cuda'];
+
 export interface Parsers {
-  python: Parser;
-  cuda: Parser;
+  /** The Python parser; throws when its grammar is not loaded (see `loadGrammar`). */
+  readonly python: Parser;
+  /** The CUDA parser; throws when its grammar is not loaded (see `loadGrammar`). */
+  readonly cuda: Parser;
 }
 
-let initPromise: Promise<Parsers> | undefined;
+const GRAMMAR_WASM: Record<Grammar, WasmName> = { python: 'tree-sitter-python.wasm', cuda: 'tree-sitter-cuda.wasm' };
+const GRAMMAR_NAME: Record<Grammar, string> = { python: 'Python', cuda: 'CUDA' };
 
-/** Initialises tree-sitter once per process and returns parsers for Python and CUDA. */
-export function initParsers(load: WasmLoader): Promise<Parsers> {
-  if (!initPromise) {
-    initPromise = (async () => {
-      const runtime = await load('web-tree-sitter.wasm');
+/**
+ * A few lines of each language, parsed once when the grammar loads: the first
+ * parse of a file then runs on compiled code instead of paying the wasm
+ * functions' lazy compilation itself.
+ */
+const WARM_UP: Record<Grammar, string> = {
+  python: [
+    'import triton',
+    'import triton.language as tl',
+    '@triton.jit',
+    'def k(x_ptr, n, BLOCK: tl.constexpr = 128):',
+    '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+    '    for i in range(0, n, 2):',
+    "        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0) * 2.0  # c",
+    '    if n > 1 and not x:',
+    '        tl.store(x_ptr + offs, x, mask=offs < n)',
+    '    return [x, (n, "s")]',
+    '',
+  ].join('\n'),
+  cuda: [
+    '#include <cuda_runtime.h>',
+    '#define TILE 32',
+    'template <int N> __global__ void k(const float* __restrict__ x, float* y, int n) {',
+    '  __shared__ float s[TILE][TILE];',
+    '  int i = blockIdx.x * blockDim.x + threadIdx.x; // c',
+    '  for (int t = 0; t < n; t += TILE) { if (i < n) s[threadIdx.y][threadIdx.x] = x[i] * 2.0f; __syncthreads(); }',
+    '  y[i] = static_cast<float>(s[0][0]);',
+    '}',
+    'void launch(float* x, float* y, int n) { dim3 grid(n / 256); k<4><<<grid, 256>>>(x, y, n); }',
+    '',
+  ].join('\n'),
+};
+
+class LazyParsers implements Parsers {
+  private readonly ready = new Map<Grammar, Parser>();
+  private readonly loading = new Map<Grammar, Promise<Parser>>();
+
+  constructor(private readonly load: WasmLoader) {}
+
+  get python(): Parser {
+    return this.parser('python');
+  }
+
+  get cuda(): Parser {
+    return this.parser('cuda');
+  }
+
+  has(g: Grammar): boolean {
+    return this.ready.has(g);
+  }
+
+  private parser(g: Grammar): Parser {
+    const p = this.ready.get(g);
+    if (!p) throw new Error(`the ${GRAMMAR_NAME[g]} grammar is not loaded (the host loads it before analysing a file of its language)`);
+    return p;
+  }
+
+  /** Loads a grammar once (concurrent callers share the load; a failed load can be retried). */
+  grammar(g: Grammar, load: WasmLoader = this.load): Promise<Parser> {
+    let p = this.loading.get(g);
+    if (!p) {
+      p = (async () => {
+        const parser = new Parser();
+        parser.setLanguage(await Language.load(await load(GRAMMAR_WASM[g])));
+        parser.parse(WARM_UP[g])?.delete();
+        this.ready.set(g, parser);
+        return parser;
+      })();
+      this.loading.set(g, p);
+      p.catch(() => this.loading.delete(g));
+    }
+    return p;
+  }
+}
+
+let runtime: Promise<LazyParsers> | undefined;
+
+/**
+ * Initialises tree-sitter once per process and loads the given grammars (all
+ * of them by default); returns the process's parsers. Hosts that analyse
+ * files as they come pass `[]` and call `loadGrammar` per file.
+ */
+export function initParsers(load: WasmLoader, grammars: readonly Grammar[] = GRAMMARS): Promise<Parsers> {
+  if (!runtime) {
+    runtime = (async () => {
+      const wasm = await load('web-tree-sitter.wasm');
       // locateFile needs no base URL: web-tree-sitter resolves its runtime's name against the
       // bundle's URL even when handed the bytes, and a web extension host has no valid base.
-      await Parser.init({ wasmBinary: runtime, locateFile: (file: string) => file } as never);
-      const [py, cu] = await Promise.all([load('tree-sitter-python.wasm'), load('tree-sitter-cuda.wasm')]);
-      const python = new Parser();
-      python.setLanguage(await Language.load(py));
-      const cuda = new Parser();
-      cuda.setLanguage(await Language.load(cu));
-      return { python, cuda };
+      await Parser.init({ wasmBinary: wasm, locateFile: (file: string) => file } as never);
+      return new LazyParsers(load);
     })();
-    initPromise.catch(() => {
-      initPromise = undefined;
+    runtime.catch(() => {
+      runtime = undefined;
     });
   }
-  return initPromise;
+  return runtime.then(async (p) => {
+    await Promise.all(grammars.map((g) => p.grammar(g, load)));
+    return p;
+  });
+}
+
+/** The tree-sitter grammar a language's frontend parses with (none for WGSL). */
+export function grammarOf(language: SourceLanguage): Grammar | undefined {
+  return language === 'triton' ? 'python' : language === 'cuda' ? 'cuda' : undefined;
+}
+
+/** Is everything the language's frontend parses with loaded? */
+export function grammarLoaded(parsers: Parsers, language: SourceLanguage): boolean {
+  const g = grammarOf(language);
+  return g === undefined || !(parsers instanceof LazyParsers) || parsers.has(g);
+}
+
+/** Loads the grammar a file of `language` needs (at most once per process); resolves at once when it is loaded or none is needed. */
+export async function loadGrammar(parsers: Parsers, language: SourceLanguage): Promise<void> {
+  const g = grammarOf(language);
+  if (g === undefined || !(parsers instanceof LazyParsers) || parsers.has(g)) return;
+  await parsers.grammar(g);
 }
 
 /** Parses with a progress budget, so a pathological file cannot stall the host. */
@@ -43,6 +155,7 @@ export function parseWithBudget(parser: Parser, source: string, oldTree: Tree | 
   try {
     return parser.parse(source, oldTree, (deadline === Infinity ? {} : { progressCallback: () => Date.now() > deadline }) as never);
   } catch {
+    parser.reset();
     return null;
   }
 }
@@ -55,6 +168,30 @@ interface CachedTree {
 const MAX_CACHED_TREES = 32;
 const treeCache = new Map<string, CachedTree>();
 
+/**
+ * A parse halted by its time budget that the next call may resume: tree-sitter
+ * keeps a halted parse's state in the parser and continues it when parse is
+ * called again with the same text and old tree. Any other parse with that
+ * parser must reset it first, or it would continue this one on other text.
+ */
+interface HaltedParse {
+  parser: Parser;
+  cacheKey: string;
+  source: string;
+  /** The document's previous tree, edited to this source (the halted parse reuses it). */
+  old: Tree | null;
+}
+
+let halted: HaltedParse | undefined;
+
+/** Forgets a halted parse: its parser starts the next parse from scratch. */
+function abandonHalted(): void {
+  if (!halted) return;
+  halted.parser.reset();
+  halted.old?.delete();
+  halted = undefined;
+}
+
 /** Point (row, column) of a string index. */
 function pointAt(source: string, index: number): { row: number; column: number } {
   let row = 0;
@@ -66,59 +203,94 @@ function pointAt(source: string, index: number): { row: number; column: number }
   return { row, column: index - last - 1 };
 }
 
-/**
- * Parses `source` for the document `key`, reusing the previous tree of that
- * document: the changed span is found by comparing common prefix and suffix,
- * the old tree is edited, and tree-sitter re-parses only what changed. The
- * returned tree belongs to the cache: callers must not delete it.
- */
-export function parseCached(parser: Parser, key: string, source: string, budgetMs: number | undefined): Tree | null {
-  const cacheKey = `${parser.language?.name ?? '?'}:${key}`;
-  const prev = treeCache.get(cacheKey);
-  if (prev && prev.source === source) {
-    treeCache.delete(cacheKey);
-    treeCache.set(cacheKey, prev);
-    return prev.tree;
-  }
-  let old: Tree | null = null;
-  if (prev) {
-    const a = prev.source;
-    let start = 0;
-    const maxStart = Math.min(a.length, source.length);
-    while (start < maxStart && a.charCodeAt(start) === source.charCodeAt(start)) start++;
-    let endA = a.length;
-    let endB = source.length;
-    while (endA > start && endB > start && a.charCodeAt(endA - 1) === source.charCodeAt(endB - 1)) {
-      endA--;
-      endB--;
-    }
-    old = prev.tree;
-    old.edit({
-      startIndex: start,
-      oldEndIndex: endA,
-      newEndIndex: endB,
-      startPosition: pointAt(a, start),
-      oldEndPosition: pointAt(a, endA),
-      newEndPosition: pointAt(source, endB),
-    } as never);
-  }
-  const tree = parseWithBudget(parser, source, old, budgetMs);
-  if (prev) {
-    prev.tree.delete();
-    treeCache.delete(cacheKey);
-  }
-  if (!tree) return null;
+function cacheKeyOf(parser: Parser, key: string): string {
+  return `${parser.language?.name ?? '?'}:${key}`;
+}
+
+function remember(cacheKey: string, source: string, tree: Tree): void {
   treeCache.set(cacheKey, { source, tree });
   while (treeCache.size > MAX_CACHED_TREES) {
     const [k, v] = treeCache.entries().next().value as [string, CachedTree];
     v.tree.delete();
     treeCache.delete(k);
   }
+}
+
+/**
+ * Parses `source` for the document `key`, reusing the previous tree of that
+ * document: the changed span is found by comparing common prefix and suffix,
+ * the old tree is edited, and tree-sitter re-parses only what changed. The
+ * returned tree belongs to the cache: callers must not delete it.
+ *
+ * Null when the parse ran out of `budgetMs`. With `resumable` the halted parse
+ * is kept and the next call for the same document and text continues it
+ * (`parseSlice`); otherwise it is dropped.
+ */
+export function parseCached(parser: Parser, key: string, source: string, budgetMs: number | undefined, resumable = false): Tree | null {
+  const cacheKey = cacheKeyOf(parser, key);
+  if (halted && (halted.parser !== parser || halted.cacheKey !== cacheKey || halted.source !== source)) abandonHalted();
+  let old: Tree | null;
+  if (halted) {
+    old = halted.old;
+    halted = undefined;
+  } else {
+    const prev = treeCache.get(cacheKey);
+    if (prev && prev.source === source) {
+      treeCache.delete(cacheKey);
+      treeCache.set(cacheKey, prev);
+      return prev.tree;
+    }
+    old = null;
+    if (prev) {
+      // The previous tree leaves the cache: edited to the new text it is only the new parse's starting point.
+      treeCache.delete(cacheKey);
+      const a = prev.source;
+      let start = 0;
+      const maxStart = Math.min(a.length, source.length);
+      while (start < maxStart && a.charCodeAt(start) === source.charCodeAt(start)) start++;
+      let endA = a.length;
+      let endB = source.length;
+      while (endA > start && endB > start && a.charCodeAt(endA - 1) === source.charCodeAt(endB - 1)) {
+        endA--;
+        endB--;
+      }
+      old = prev.tree;
+      old.edit({
+        startIndex: start,
+        oldEndIndex: endA,
+        newEndIndex: endB,
+        startPosition: pointAt(a, start),
+        oldEndPosition: pointAt(a, endA),
+        newEndPosition: pointAt(source, endB),
+      } as never);
+    }
+  }
+  const tree = parseWithBudget(parser, source, old, budgetMs);
+  if (!tree) {
+    halted = { parser, cacheKey, source, old };
+    if (!resumable) abandonHalted();
+    return null;
+  }
+  old?.delete();
+  remember(cacheKey, source, tree);
   return tree;
+}
+
+/**
+ * One slice of parsing `source` as the document `key` (the key the frontends
+ * use: the analysis's `path`): true once its tree is in the cache (the
+ * frontend's own parse is then a cache hit), false when the slice ended first
+ * (call again with the same text to continue where it stopped). Lets an
+ * interactive host split the first parse of a large file, which is one
+ * tree-sitter call, into pieces of about `sliceMs`.
+ */
+export function parseSlice(parser: Parser, key: string, source: string, sliceMs: number): boolean {
+  return parseCached(parser, key, source, Math.max(1, sliceMs), true) !== null;
 }
 
 /** Drops every cached tree (benchmarks measure cold analyses with it). */
 export function clearTreeCache(): void {
+  abandonHalted();
   for (const v of treeCache.values()) v.tree.delete();
   treeCache.clear();
 }

@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import type { Analyzer } from './analyzer';
 import type { Config } from './config';
 import type { Owner } from './owner';
-import { headerTop, kernelLenses, loopLenses, type LensItem } from './present';
+import { macrotask } from './analysisClient';
+import { fileLensItems } from './lensItems';
+import { kernelLenses, loopLenses, type LensItem } from './present';
 import type { KernelRef } from './panel';
 import type { BindRequest } from './commands';
 import type { ProfileStore } from './profile';
@@ -18,36 +20,56 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
+  /** Documents whose lenses were last given from a large file's first slices (the complete report is still coming). */
+  private readonly early = new Set<string>();
+
   constructor(owner: Owner, private readonly analyzer: Analyzer, private readonly config: Config, private readonly profiles: ProfileStore) {
     owner.add(this.changed);
     owner.add(config.onDidChange(() => this.changed.fire()));
     owner.add(profiles.onDidChange(() => this.changed.fire()));
+    // A large file: the kernels on screen first, then the rest when the analysis completes.
+    owner.add(analyzer.onDidProgress(() => this.changed.fire()));
+    owner.add(
+      analyzer.onDidAnalyse(({ uri }) => {
+        if (this.early.delete(uri.toString())) this.changed.fire();
+      }),
+    );
   }
 
   async provideCodeLenses(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
-    const analysis = await this.analyzer.analyse(doc);
+    const analysis = await this.analyzer.analyseEarly(doc);
     if (!analysis || token.isCancellationRequested) return [];
+    if (analysis.partial) this.early.add(doc.uri.toString());
+    else this.early.delete(doc.uri.toString());
     const show = this.config.read(doc.uri).codeLens;
     const gpuName = analysis.settings.gpu.name;
     const source = { uri: doc.uri, text: doc.getText(), language: analysis.language };
     const measured = this.profiles.measuredOf(analysis.report, analysis.settings.gpu, source);
+    const items = await fileLensItems(
+      analysis.report.kernels,
+      (i) => doc.lineAt(i).text,
+      doc.lineCount,
+      gpuName,
+      show,
+      macrotask,
+      () => token.isCancellationRequested,
+      (own, built, top) => {
+        // Estimated for the measured launch's sizes when the profile gives them (binding source `profile`).
+        const k = this.profiles.kernelOf(analysis.report, analysis.settings.gpu, own, source) ?? own;
+        // An imported profile's figure closes the kernel lens: `· measured 612 TFLOP/s, 78 % of roof`.
+        const suffix = measuredLensSuffix(measured.get(measuredKey(k)));
+        const mine = k === own ? built : { kernel: kernelLenses(k, gpuName, top), loops: loopLenses(k) };
+        return { kernel: suffix ? mine.kernel.map((it) => (it.action.kind === 'panel' ? { ...it, title: it.title + suffix } : it)) : mine.kernel, loops: mine.loops, ref: k };
+      },
+    );
+    if (!items || token.isCancellationRequested) return [];
     // A pipeline lens above each host function that launches kernels one after another (docs/pipelines.md).
     const pipelines = show.kernels
       ? (analysis.report.pipelines ?? [])
           .filter((p) => p.line >= 1 && p.line <= doc.lineCount)
           .map((p) => new vscode.CodeLens(doc.lineAt(p.line - 1).range, { title: pipelineLens(p, gpuName), command: '', tooltip: 'Hover the function name for the per-launch table' }))
       : [];
-    return pipelines.concat(analysis.report.kernels.flatMap((own) => {
-      // Estimated for the measured launch's sizes when the profile gives them (binding source `profile`).
-      const k = this.profiles.kernelOf(analysis.report, analysis.settings.gpu, own, source) ?? own;
-      const ref: KernelRef = { uri: doc.uri.toString(), name: k.name, line: k.line };
-      const top = headerTop((i) => doc.lineAt(i).text, Math.min(k.line, doc.lineCount) - 1) + 1;
-      // An imported profile's figure closes the kernel lens: `· measured 612 TFLOP/s, 78 % of roof`.
-      const suffix = measuredLensSuffix(measured.get(measuredKey(k)));
-      const kernelItems = show.kernels ? kernelLenses(k, gpuName, top).map((it) => (it.action.kind === 'panel' ? { ...it, title: it.title + suffix } : it)) : [];
-      const items = [...kernelItems, ...(show.loops ? loopLenses(k) : [])];
-      return items.filter((it) => it.line >= 1 && it.line <= doc.lineCount).map((it) => lens(doc, it, ref));
-    }));
+    return pipelines.concat(items.map(({ item, kernel }) => lens(doc, item, { uri: doc.uri.toString(), name: kernel.name, line: kernel.line })));
   }
 }
 

@@ -104,6 +104,8 @@ export class ProfileStore {
     try {
       this.loaded = await this.read(uri);
       this.watchFile(uri);
+      // Launches with sizes are re-estimated synchronously, by the host's own parsers.
+      await this.env?.analyzer.prepareSync();
     } catch (e) {
       this.log.warn(`the remembered profile ${uri.toString(true)} could not be read: ${message(e)}`);
       this.remembered = undefined;
@@ -147,6 +149,8 @@ export class ProfileStore {
       return undefined;
     }
     const sameFile = this.remembered?.uri === uri.toString();
+    // Launches with sizes are re-estimated synchronously, by the host's own parsers.
+    await this.env?.analyzer.prepareSync();
     this.loaded = loaded;
     this.remembered = { uri: uri.toString(), perLaunch: request.perLaunch ?? this.remembered?.perLaunch ?? false, overrides: sameFile ? this.overrides : {} };
     await this.save();

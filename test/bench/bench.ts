@@ -1,116 +1,387 @@
 /**
- * `npm run bench`: figures, one line each, medians of repeated runs with min/max.
+ * `npm run bench`: the figures of issue 17, one line each, min and median of
+ * repeated runs (and the max where it says something), with the machine's
+ * load average at the start and the end (docs/performance.md).
  *
- *   analysis   cold ms (caches cleared), after a one-character edit ms (incremental
- *              parse + per-kernel cache), peak heap MB — per language, 1,000 and 10,000 lines
- *   bundles    size of each built bundle and grammar
+ *   analysis   per language, on files built from the real-style fixtures
+ *              (test/fixtures/, bench/fixtures.ts) and on generated ones
+ *              (bench/generate.ts), 1,000 and 10,000 lines: cold (caches
+ *              cleared: full parse + every kernel), after a one-character edit
+ *              inside a kernel, after one outside every kernel; CPU time
+ *              beside the wall time (less sensitive to a loaded machine)
+ *   fresh      the first analysis of a 1,000-line file in a new process
+ *              (runtime, grammar and JIT cold)
+ *   startup    loading the extension bundle (with a stand-in `vscode`)
+ *   cli        `roofline-lens analyze` wall time: a 26-line file, the ten
+ *              Triton tutorials (3,800 lines, /work/corpora), and
+ *   corpus     793 real kernel files of /work/corpora in one process
+ *   host       the extension host's longest synchronous block while a
+ *              10,000- and a 20,000-line file opens and is edited: worker,
+ *              in-host slices, and the synchronous analysis of before
+ *   bundles    sizes
  *
- * Run after `npm run build` (the npm script does both).
+ *   node dist/bench.js [--only analysis,fresh,startup,cli,corpus,host,bundles] [--runs N] [--quick]
+ *
+ * The corpus and the tutorials are read where they are (never copied into
+ * the repository); without /work/corpora those lines say so.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeSource, clearCaches, type AnalyzeOptions } from '../../src/core/analyze';
 import { findGpu } from '../../src/core/gpus/catalog';
-import { initParsers, type Parsers, type WasmName } from '../../src/core/parsers';
 import type { Language } from '../../src/core/ir';
-import { tritonFile, cudaFile, wgslFile } from './generate';
+import * as parsersModule from '../../src/core/parsers';
+import { initParsers, type Parsers, type WasmName } from '../../src/core/parsers';
+import type { FileReport } from '../../src/core/report/types';
+import { editInside, editOutside, fixtureFile, type KernelSpan } from './fixtures';
+import { cudaFile, tritonFile, wgslFile } from './generate';
+import { hostSession, type HostMode } from './host';
 
-const ROOT = path.join(__dirname, '..');
-const DIST = fs.existsSync(path.join(ROOT, 'dist')) ? path.join(ROOT, 'dist') : path.join(ROOT, '..', 'dist');
+const ROOT = [path.join(__dirname, '..'), path.join(__dirname, '..', '..')].find((r) => fs.existsSync(path.join(r, 'test', 'fixtures')))!;
+const DIST = path.join(ROOT, 'dist');
+const CORPORA = process.env.ROOFLINE_CORPORA ?? '/work/corpora';
+const LANGS: Language[] = ['triton', 'cuda', 'wgsl'];
+const EXT: Record<Language, string> = { triton: 'py', cuda: 'cu', wgsl: 'wgsl' };
+
+// ---------------------------------------------------------------------------
 
 function stats(xs: number[]): { median: number; min: number; max: number } {
   const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], min: s[0], max: s[s.length - 1] };
+  return { median: s[Math.floor((s.length - 1) / 2)], min: s[0], max: s[s.length - 1] };
 }
 
-function fmt(x: { median: number; min: number; max: number }, unit: string): string {
-  return `${x.median.toFixed(1)} ${unit} (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)})`;
+const f1 = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+function fmt(xs: number[], unit = 'ms'): string {
+  const s = stats(xs);
+  return `min ${f1(s.min)} / median ${f1(s.median)} ${unit} (max ${f1(s.max)}, n=${xs.length})`;
 }
 
-/**
- * A one-character edit in the n-th occurrence of a language's marker (a block
- * size, a constant): its last digit flips between two values, so successive
- * edits are real changes to one kernel.
- */
-const MARKERS: Record<Language, { text: string; a: string; b: string }> = {
-  triton: { text: '1024', a: '4', b: '8' },
-  cuda: { text: '2.0', a: '0', b: '5' },
-  wgsl: { text: '2.0', a: '0', b: '5' },
-};
-
-function edit(src: string, n: number, lang: Language): string {
-  const m = MARKERS[lang];
-  let at = -1;
-  let found = -1;
-  for (let i = 0; i <= n; i++) {
-    let next = src.indexOf(m.text.slice(0, -1), at + 1);
-    while (next >= 0 && src[next + m.text.length - 1] !== m.a && src[next + m.text.length - 1] !== m.b) next = src.indexOf(m.text.slice(0, -1), next + 1);
-    if (next < 0) break;
-    at = found = next;
-  }
-  if (found < 0) return src + ' ';
-  const pos = found + m.text.length - 1;
-  return src.slice(0, pos) + (src[pos] === m.a ? m.b : m.a) + src.slice(pos + 1);
+function line(label: string, what: string, value: string): string {
+  return `${label.padEnd(34)} ${what.padEnd(22)} ${value}`;
 }
 
-function measure(p: Parsers, lang: Language, src: string, file: string, opts: AnalyzeOptions, runs: number): string[] {
+const load = (): string => os.loadavg().map((x) => x.toFixed(2)).join(', ');
+
+function cpuMs(start: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(start);
+  return (u.user + u.system) / 1000;
+}
+
+async function parsersFor(languages: Language[]): Promise<Parsers> {
+  const readWasm = async (name: WasmName): Promise<Uint8Array> => fs.readFileSync(path.join(DIST, name));
+  const p = await initParsers(readWasm, []);
+  // Older builds of the core have no lazy grammars (the bench also measures them, for "before").
+  const loadGrammar = (parsersModule as { loadGrammar?: (p: Parsers, l: Language) => Promise<void> }).loadGrammar;
+  if (loadGrammar) for (const l of languages) await loadGrammar(p, l);
+  return p;
+}
+
+const spansOf = (r: FileReport): KernelSpan[] => r.kernels.map((k) => ({ start: k.line - 1, end: (k.endLine ?? k.line) - 1 }));
+
+// ---------------------------------------------------------------------------
+// analysis
+
+function measureFile(p: Parsers, lang: Language, label: string, src: string, opts: AnalyzeOptions, runs: number): string[] {
+  const file = `bench-${label.replace(/\W+/g, '-')}.${EXT[lang]}`;
+  const o = { ...opts, path: file, language: lang };
   const cold: number[] = [];
-  const warm: number[] = [];
-  let kernels = 0;
+  const coldCpu: number[] = [];
+  let report!: FileReport;
   let peak = 0;
   for (let r = 0; r < runs; r++) {
     clearCaches();
+    const c = process.cpuUsage();
     const t0 = performance.now();
-    const rep = analyzeSource(src, p, { ...opts, path: file, language: lang });
+    report = analyzeSource(src, p, o);
     cold.push(performance.now() - t0);
-    kernels = rep.kernels.length;
+    coldCpu.push(cpuMs(c));
     peak = Math.max(peak, process.memoryUsage().heapUsed);
   }
-  let cur = src;
-  analyzeSource(cur, p, { ...opts, path: file, language: lang });
-  for (let r = 0; r < runs * 2; r++) {
-    cur = edit(cur, r % Math.max(1, kernels), lang);
-    const t0 = performance.now();
-    analyzeSource(cur, p, { ...opts, path: file, language: lang });
-    warm.push(performance.now() - t0);
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }
+  const spans = spansOf(report);
+  const edits = (edit: (s: string, n: number) => string): { wall: number[]; cpu: number[] } => {
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    let cur = src;
+    analyzeSource(cur, p, o);
+    for (let r = 0; r < Math.max(runs * 2, 6); r++) {
+      cur = edit(cur, r);
+      const c = process.cpuUsage();
+      const t0 = performance.now();
+      analyzeSource(cur, p, o);
+      wall.push(performance.now() - t0);
+      cpu.push(cpuMs(c));
+      peak = Math.max(peak, process.memoryUsage().heapUsed);
+    }
+    return { wall, cpu };
+  };
+  const inside = edits((s, n) => editInside(s, spans, n, lang));
+  const outside = edits((s, n) => editOutside(s, spans, n, lang));
   const lines = src.split('\n').length;
-  const label = `${lang} ${lines} lines (${kernels} kernels)`;
+  const name = `${lang} ${label} ${lines} lines (${report.kernels.length} k)`;
   return [
-    `${label.padEnd(36)} cold         ${fmt(stats(cold), 'ms')}`,
-    `${label.padEnd(36)} after edit   ${fmt(stats(warm), 'ms')}`,
-    `${label.padEnd(36)} peak heap    ${(peak / 1e6).toFixed(1)} MB`,
+    line(name, 'cold', `${fmt(cold)}; cpu median ${f1(stats(coldCpu).median)} ms`),
+    line(name, 'edit in a kernel', `${fmt(inside.wall)}; cpu median ${f1(stats(inside.cpu).median)} ms`),
+    line(name, 'edit outside kernels', `${fmt(outside.wall)}; cpu median ${f1(stats(outside.cpu).median)} ms`),
+    line(name, 'peak heap', `${(peak / 1e6).toFixed(0)} MB`),
   ];
 }
 
-function size(file: string): string {
-  try {
-    const b = fs.statSync(file).size;
-    return `${(b / 1024).toFixed(0)} KB`;
-  } catch {
-    return 'not built';
+async function analysis(runs: number, quick: boolean): Promise<string[]> {
+  const p = await parsersFor(LANGS);
+  const gpu = findGpu('h100-sxm')!;
+  const opts: AnalyzeOptions = { gpu, set: { K: 4096, n: 1 << 20, n_cols: 1024, N: 4096, M: 4096 } };
+  const gen: Record<Language, (n: number) => string> = { triton: tritonFile, cuda: cudaFile, wgsl: wgslFile };
+  const out: string[] = [];
+  for (const lang of LANGS) {
+    out.push(...measureFile(p, lang, 'fixtures', fixtureFile(ROOT, lang, 1000), opts, runs));
+    out.push(...measureFile(p, lang, 'generated', gen[lang](1000), opts, runs));
+    if (!quick) out.push(...measureFile(p, lang, 'fixtures', fixtureFile(ROOT, lang, 10000), opts, Math.max(3, Math.ceil(runs / 3))));
   }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// fresh process
+
+/** In a child: the first analysis of a 1,000-line fixture file in this process. */
+async function freshChild(lang: Language): Promise<void> {
+  const t0 = performance.now();
+  const p = await parsersFor([lang]);
+  const t1 = performance.now();
+  const src = fixtureFile(ROOT, lang, 1000);
+  const gpu = findGpu('h100-sxm')!;
+  const t2 = performance.now();
+  const r = analyzeSource(src, p, { gpu, path: `fresh.${EXT[lang]}`, language: lang });
+  const t3 = performance.now();
+  clearCaches();
+  const t4 = performance.now();
+  analyzeSource(src, p, { gpu, path: `fresh2.${EXT[lang]}`, language: lang });
+  const t5 = performance.now();
+  process.stdout.write(JSON.stringify({ parsersMs: t1 - t0, firstMs: t3 - t2, secondColdMs: t5 - t4, kernels: r.kernels.length }) + '\n');
+}
+
+function fresh(runs: number): string[] {
+  const out: string[] = [];
+  for (const lang of LANGS) {
+    const rows: { parsersMs: number; firstMs: number; secondColdMs: number; kernels: number }[] = [];
+    for (let r = 0; r < runs; r++) {
+      const res = spawnSync(process.execPath, [__filename, '--child-fresh', lang], { encoding: 'utf8' });
+      if (res.status !== 0) return [`fresh ${lang}: child failed: ${res.stderr.slice(0, 300)}`];
+      rows.push(JSON.parse(res.stdout.trim().split('\n').pop()!));
+    }
+    const label = `${lang} fixtures 1k lines (${rows[0].kernels} k)`;
+    out.push(line(label, 'runtime + grammar', fmt(rows.map((x) => x.parsersMs))));
+    out.push(line(label, 'first analysis', fmt(rows.map((x) => x.firstMs))));
+    out.push(line(label, 'second (cold caches)', fmt(rows.map((x) => x.secondColdMs))));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// extension load
+
+/** In a child: requires the extension bundle with a stand-in `vscode` module; prints the time. */
+function startupChild(bundle: string): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Module = require('node:module') as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const original = Module._load;
+  Module._load = (request: string, ...rest: unknown[]) => (request === 'vscode' ? {} : original(request, ...rest));
+  const t0 = performance.now();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require(bundle);
+  process.stdout.write(JSON.stringify({ loadMs: performance.now() - t0 }) + '\n');
+}
+
+function startup(runs: number): string[] {
+  const out: string[] = [];
+  for (const b of ['extension.js', 'worker.js']) {
+    const file = path.join(DIST, b);
+    if (!fs.existsSync(file)) {
+      out.push(line(`load dist/${b}`, '', 'not built'));
+      continue;
+    }
+    if (b === 'worker.js') continue;
+    const xs: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const res = spawnSync(process.execPath, [__filename, '--child-startup', file], { encoding: 'utf8' });
+      if (res.status !== 0) return [`startup: child failed: ${res.stderr.slice(0, 300)}`];
+      xs.push(JSON.parse(res.stdout.trim().split('\n').pop()!).loadMs);
+    }
+    out.push(line(`load dist/${b} (${Math.round(fs.statSync(file).size / 1024)} KB)`, 'require()', fmt(xs)));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// CLI
+
+function wall(args: string[], runs: number): { times: number[]; stdout: string } {
+  const times: number[] = [];
+  let stdout = '';
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    const res = spawnSync(process.execPath, [path.join(DIST, 'cli.js'), ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    times.push(performance.now() - t0);
+    if (res.status !== 0) throw new Error(`cli ${args.join(' ')} exited ${res.status}: ${res.stderr.slice(0, 300)}`);
+    stdout = res.stdout;
+  }
+  return { times, stdout };
+}
+
+function tutorials(): string[] {
+  const dir = path.join(CORPORA, 'triton-tutorials');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.py')).sort().map((f) => path.join(dir, f)) : [];
+}
+
+function cli(runs: number): string[] {
+  const out: string[] = [];
+  const version = wall(['--version'], runs).times;
+  out.push(line('cli --version (Node + bundle)', 'wall', fmt(version)));
+  const small = path.join(ROOT, 'examples', 'softmax.py');
+  const s = wall(['analyze', small], runs).times;
+  out.push(line(`cli analyze ${path.basename(small)} (${fs.readFileSync(small, 'utf8').split('\n').length} lines)`, 'wall', fmt(s)));
+  const tut = tutorials();
+  if (tut.length === 0) out.push(line('cli analyze Triton tutorials', '', `skipped: no ${CORPORA}/triton-tutorials`));
+  else {
+    const lines = tut.reduce((n, f) => n + fs.readFileSync(f, 'utf8').split('\n').length, 0);
+    const t = wall(['analyze', ...tut, '--format', 'json'], runs);
+    const kernels = (JSON.parse(t.stdout) as { files: { kernels: unknown[] }[] }).files.reduce((n, f) => n + f.kernels.length, 0);
+    const beyond = t.times.map((x) => x - stats(version).median);
+    out.push(line(`cli analyze ${tut.length} tutorials (${lines} lines, ${kernels} k)`, 'wall', fmt(t.times)));
+    out.push(line(`cli analyze ${tut.length} tutorials`, 'beyond --version', fmt(beyond)));
+  }
+  return out;
+}
+
+/** 793 kernel files of the public corpora (docs/performance.md names the folders). */
+const CORPUS_FOLDERS = [
+  'triton-tutorials',
+  'BobMcDear+attorch',
+  'ELS-RD+kernl',
+  'ModelTC+lightllm',
+  'linkedin+Liger-Kernel',
+  'pytorch-labs+applied-ai',
+  'siboehm+SGEMM_CUDA',
+  'NVIDIA+cuda-samples',
+  'linebender+vello',
+  'webgpu+webgpu-samples',
+  '0hq+WebGPT',
+];
+
+function corpus(runs: number): string[] {
+  const dirs = CORPUS_FOLDERS.map((d) => path.join(CORPORA, d));
+  if (!dirs.every((d) => fs.existsSync(d))) return [line('corpus', '', `skipped: the folders of ${CORPORA} are not all there`)];
+  const times: number[] = [];
+  const rss: number[] = [];
+  let files = 0;
+  let kernels = 0;
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    const res = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, path.join(DIST, 'cli.js'), 'analyze', ...dirs, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    times.push(performance.now() - t0);
+    if (res.status !== 0) return [`corpus: cli exited ${res.status}: ${res.stderr.slice(-300)}`];
+    rss.push(Number(res.stderr.trim().split('\n').pop()) / 1024);
+    const doc = JSON.parse(res.stdout) as { files: { kernels: unknown[] }[] };
+    files = doc.files.length;
+    kernels = doc.files.reduce((n, f) => n + f.kernels.length, 0);
+  }
+  return [line(`cli analyze ${files} corpus files (${kernels} k)`, 'wall', fmt(times)), line(`cli analyze ${files} corpus files`, 'peak RSS', fmt(rss, 'MB'))];
+}
+
+// ---------------------------------------------------------------------------
+// host
+
+async function host(quick: boolean): Promise<string[]> {
+  const out: string[] = [];
+  const gpu = findGpu('h100-sxm')!;
+  const files: [Language, string, string][] = [
+    ['triton', 'fixtures 10k', fixtureFile(ROOT, 'triton', 10000)],
+    ['cuda', 'fixtures 10k', fixtureFile(ROOT, 'cuda', 10000)],
+    ['wgsl', 'fixtures 10k', fixtureFile(ROOT, 'wgsl', 10000)],
+    ['triton', 'generated 20k', tritonFile(20000)],
+  ];
+  const modes: HostMode[] = ['worker', 'in-host', 'synchronous (before)'];
+  await parsersFor(LANGS);
+  for (const [lang, label, text] of quick ? files.slice(0, 1) : files) {
+    for (const mode of modes) {
+      clearCaches();
+      const file = `host-${label.replace(/\W+/g, '-')}-${mode.replace(/\W+/g, '')}.${EXT[lang]}`;
+      const session = hostSession(mode, DIST, { gpu, path: file, language: lang });
+      const lines = text.split('\n').length;
+      // The editor shows about 50 lines in the middle of the file.
+      const focus = { startLine: Math.floor(lines / 2), endLine: Math.floor(lines / 2) + 50 };
+      try {
+        const open = await session.analyse(text, focus);
+        const name = `host ${mode}: ${lang} ${label} (${open.kernels} k)`;
+        out.push(
+          line(
+            name,
+            'open',
+            `longest block ${f1(open.longestBlockCpuMs)} ms on-CPU (${f1(open.longestBlockMs)} ms wall) of ${open.blocks}; first lenses ${f1(open.firstLensesMs)} ms, all ${f1(open.completeMs)} ms; loop delay max ${f1(open.loopDelayMaxMs)} ms`,
+          ),
+        );
+        const spans = open.report ? spansOf(open.report) : [];
+        let cur = text;
+        const edits: number[] = [];
+        const editsCpu: number[] = [];
+        const complete: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          cur = i % 2 === 0 ? editInside(cur, spans, i, lang) : editOutside(cur, spans, i, lang);
+          const r = await session.analyse(cur, focus);
+          edits.push(r.longestBlockMs);
+          editsCpu.push(r.longestBlockCpuMs);
+          complete.push(r.completeMs);
+        }
+        out.push(line(name, 'edits', `longest block on-CPU ${fmt(editsCpu)}; wall ${fmt(edits)}; complete ${fmt(complete)}`));
+      } finally {
+        session.dispose();
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+function bundles(): string[] {
+  const gz = (file: string): string => {
+    try {
+      const n = execFileSync('gzip', ['-c', file]).length;
+      return ` (${Math.round(n / 1024)} KB gzip)`;
+    } catch {
+      return '';
+    }
+  };
+  return ['extension.js', 'worker.js', 'web/extension.js', 'web/worker.js', 'webview.js', 'cli.js', 'web-tree-sitter.wasm', 'tree-sitter-python.wasm', 'tree-sitter-cuda.wasm'].map((b) => {
+    const file = path.join(DIST, b);
+    return line(`bundle ${b}`, 'size', fs.existsSync(file) ? `${Math.round(fs.statSync(file).size / 1024)} KB${gz(file)}` : 'not built');
+  });
 }
 
 async function main(): Promise<void> {
-  const load = async (name: WasmName): Promise<Uint8Array> => fs.readFileSync(path.join(DIST, name));
-  const p = await initParsers(load);
-  const gpu = findGpu('h100-sxm')!;
-  const opts: AnalyzeOptions = { gpu, set: { K: 4096, n: 1 << 20, n_cols: 1024, N: 4096, M: 4096 } };
-  const out: string[] = [`machine: ${process.platform} ${process.arch}, node ${process.version}, ${require('node:os').cpus().length} cores`];
-  const gens: [Language, (n: number) => string, string][] = [
-    ['triton', tritonFile, 'bench.py'],
-    ['cuda', cudaFile, 'bench.cu'],
-    ['wgsl', wgslFile, 'bench.wgsl'],
-  ];
-  for (const [lang, gen, file] of gens) {
-    out.push(...measure(p, lang, gen(1000), file, opts, 9));
-    out.push(...measure(p, lang, gen(10000), file, opts, 3));
-  }
-  for (const b of ['extension.js', 'web/extension.js', 'webview.js', 'cli.js', 'web-tree-sitter.wasm', 'tree-sitter-python.wasm', 'tree-sitter-cuda.wasm'])
-    out.push(`bundle ${b.padEnd(30)} ${size(path.join(DIST, b))}`);
-  console.log(out.join('\n'));
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--child-fresh') return freshChild(argv[1] as Language);
+  if (argv[0] === '--child-startup') return startupChild(argv[1]);
+  const opt = (name: string): string | undefined => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const quick = argv.includes('--quick');
+  const runs = Number(opt('--runs') ?? (quick ? 3 : 9));
+  const only = new Set((opt('--only') ?? 'analysis,fresh,startup,cli,corpus,host,bundles').split(','));
+  const print = (lines: string[]): void => console.log(lines.join('\n'));
+  print([`machine: ${process.platform} ${process.arch}, node ${process.version}, ${os.cpus().length} cores; load average at start ${load()}`]);
+  if (only.has('analysis')) print(await analysis(runs, quick));
+  if (only.has('fresh')) print(fresh(Math.min(runs, 5)));
+  if (only.has('startup')) print(startup(runs));
+  if (only.has('cli')) print(cli(Math.min(runs, 5)));
+  if (only.has('corpus')) print(corpus(quick ? 1 : 3));
+  if (only.has('host')) print(await host(quick));
+  if (only.has('bundles')) print(bundles());
+  print([`load average at end ${load()}`]);
 }
 
 main().catch((e) => {

@@ -6,9 +6,8 @@
  */
 import * as fs from 'node:fs';
 import { clearCaches } from '../../core/analyze';
-import { initParsers } from '../../core/parsers';
 import { analyzeCommand } from '../analyze';
-import { decode, wasmLoader } from '../inputs';
+import { decode, lazyParsers, wasmLoader } from '../inputs';
 import { countDefinitions, cudaMemoryUse, decoratorStart, kernelText, storageBindings, tritonMemoryUse, unknownCallName, isUnknownCall, messageTemplate, wgslFunctions, wgslMemoryUse, withWgslHelpers, type MemoryUse, type SurveyGroup } from './scan';
 
 export type Severity = 'error' | 'warning' | 'info' | 'hint' | string;
@@ -109,12 +108,12 @@ interface JsonKernel {
   incompleteReasons?: unknown[];
 }
 
-const lazyParsers = () => initParsers(wasmLoader());
+const parsers = lazyParsers(wasmLoader());
 
 /** Runs the CLI's `analyze` on one file and returns its parsed JSON file report. */
 async function analyzeViaCli(file: string): Promise<{ diagnostics?: JsonDiagnostic[]; kernels?: JsonKernel[] }> {
   let out = '';
-  const code = await analyzeCommand([file, '--format', 'json'], lazyParsers, (s) => (out += s));
+  const code = await analyzeCommand([file, '--format', 'json'], parsers, (s) => (out += s));
   if (code !== 0) throw new Error(`analyze exited ${code}`);
   const doc = JSON.parse(out) as { files?: unknown[] };
   const f = doc.files?.[0];

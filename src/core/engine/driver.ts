@@ -10,7 +10,8 @@
  *
  * Past the time slice only cached kernels are taken (at least one new kernel
  * per call, so every call makes progress); the file is then marked
- * incomplete and the caller analyses again.
+ * incomplete and the caller analyses again. The kernels in the budget's
+ * focus (an editor's visible lines) are run first.
  */
 import type { FrontendContext } from '../frontend';
 import type { Diagnostic, KernelIR, Language, UnitKind } from '../ir';
@@ -63,17 +64,35 @@ export interface DriverResult {
   incomplete?: { analysed: number; total: number };
 }
 
+/**
+ * The order jobs are run in: the kernels that overlap the budget's focus (the
+ * lines an editor shows) first, so a time slice spends itself on them; the
+ * report keeps the file's order.
+ */
+function runOrder(jobs: KernelJob[], focus: { startLine: number; endLine: number } | undefined): number[] {
+  const all = jobs.map((_, i) => i);
+  if (!focus) return all;
+  const seen = (j: KernelJob): boolean => {
+    const r = j.range ?? { startLine: j.line - 1, endLine: j.line - 1 };
+    return r.endLine >= focus.startLine && r.startLine <= focus.endLine;
+  };
+  return [...all.filter((i) => seen(jobs[i])), ...all.filter((i) => !seen(jobs[i]))];
+}
+
 export function runKernels(ctx: FrontendContext, cache: KernelCache, language: Language, unit: UnitKind, jobs: KernelJob[]): DriverResult {
   const out: DriverResult = { kernels: [], diagnostics: [] };
   const inputs = inputsKey(ctx);
-  let fresh = 0;
   // One launch of a pipeline: only its kernel.
   const only = ctx.user.launch?.kernel;
-  for (const job of only !== undefined ? jobs.filter((j) => j.name === only) : jobs) {
+  const run = only !== undefined ? jobs.filter((j) => j.name === only) : jobs;
+  const done: (KernelIR | undefined)[] = new Array(run.length);
+  let fresh = 0;
+  for (const index of runOrder(run, ctx.budget.focus)) {
+    const job = run[index];
     const key = `${job.key}\u0000${inputs}`;
     const hit = cache.get(key);
     if (hit) {
-      out.kernels.push(hit);
+      done[index] = hit;
       continue;
     }
     if (ctx.budget.expired) break;
@@ -89,10 +108,11 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
       ir = failedKernel(job, language, unit, String((e as Error)?.message ?? e));
     }
     if (truncated && !ir.truncated) ir = { ...ir, truncated: true, diagnostics: [...ir.diagnostics, say('kernelTruncated', job.line, job.name)] };
-    out.kernels.push(ir);
+    done[index] = ir;
     // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
     if (!(truncated && ctx.budget.expired)) cache.set(key, ir);
   }
+  for (const k of done) if (k) out.kernels.push(k);
   if (out.kernels.length < jobs.length) out.incomplete = { analysed: out.kernels.length, total: jobs.length };
   return out;
 }

@@ -1,0 +1,40 @@
+/**
+ * The desktop extension's entry (dist/extension.js, VS Code's Node extension
+ * host): the extension of src/extension/, with its analyses in a Node worker
+ * thread (dist/worker.js), so the editor's thread never runs one. Only this
+ * folder may import Node built-ins next to `vscode` (docs/architecture.md).
+ */
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type * as vscode from 'vscode';
+import type { ServiceHandle, StartService } from '../extension/analysisClient';
+import type { FromService, ToService } from '../extension/analysisService';
+import { activateWith, IN_HOST_SERVICE } from '../extension/extension';
+
+/** A worker thread running dist/worker.js. */
+export function nodeWorker(extensionPath: string): StartService {
+  return () => {
+    const w = new Worker(path.join(extensionPath, 'dist', 'worker.js'), { name: 'Roofline Lens analysis' });
+    const failures: ((why: string) => void)[] = [];
+    w.on('error', (e) => failures.forEach((f) => f(e.message)));
+    w.on('exit', (code) => failures.forEach((f) => f(`exited with code ${code}`)));
+    const handle: ServiceHandle = {
+      kind: 'worker',
+      port: { post: (m: ToService) => w.postMessage(m), listen: (cb: (m: FromService) => void) => void w.on('message', cb) },
+      onFailure: (cb) => failures.push(cb),
+      terminate: () => {
+        failures.length = 0;
+        void w.terminate();
+      },
+    };
+    return handle;
+  };
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  activateWith(context, [nodeWorker(context.extensionPath), IN_HOST_SERVICE]);
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions (the worker with the analyzer).
+}

@@ -1,0 +1,306 @@
+/**
+ * The editor's analyses off its thread (issue 17): the analysis service and
+ * its client (src/extension/analysis{Service,Client}.ts), the sliced loop
+ * (sliced.ts), the kernels of the visible lines first (the driver's focus),
+ * resumable parsing and lazy grammars (src/core/parsers.ts), and the lens
+ * items built in chunks (lensItems.ts).
+ *
+ * Everything is compared with the plain, unsliced analysis: slices, workers
+ * and slots change when and where a kernel is analysed, never its numbers.
+ * No test here asserts a time.
+ */
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { analyzeSource, clearCaches } from '../src/core/analyze';
+import { findGpu } from '../src/core/gpus/catalog';
+import type { Language } from '../src/core/ir';
+import { parseCached, parseSlice, type Parsers, type WasmName } from '../src/core/parsers';
+import type { FileReport } from '../src/core/report/types';
+import { AnalysisClient, inHostService, loopback, macrotask, type ServiceHandle, type StartService } from '../src/extension/analysisClient';
+import { IN_HOST_SLICES, KERNELS_PER_MESSAGE, serveAnalyses, WORKER_SLICES, type FromService, type ToService } from '../src/extension/analysisService';
+import { fileLensItems } from '../src/extension/lensItems';
+import { headerTop, kernelLenses, loopLenses } from '../src/extension/present';
+import { analyseInSlices } from '../src/extension/sliced';
+import { fixtureFile } from './bench/fixtures';
+import { tritonFile } from './bench/generate';
+import { loadParsers } from './check';
+
+const ROOT = path.join(__dirname, '..');
+const H100 = findGpu('h100-sxm')!;
+const EXT: Record<Language, string> = { triton: 'py', cuda: 'cu', wgsl: 'wgsl' };
+const WASM: Record<WasmName, string> = {
+  'web-tree-sitter.wasm': 'web-tree-sitter/web-tree-sitter.wasm',
+  'tree-sitter-python.wasm': 'tree-sitter-python/tree-sitter-python.wasm',
+  'tree-sitter-cuda.wasm': 'tree-sitter-cuda/tree-sitter-cuda.wasm',
+};
+const readWasm = async (name: WasmName): Promise<Uint8Array> => fs.readFileSync(path.join(ROOT, 'node_modules', WASM[name]));
+
+/** What a report says, without object identity: every kernel's numbers and the diagnostics. */
+const content = (r: FileReport | undefined): unknown => (r ? JSON.parse(JSON.stringify({ kernels: r.kernels, diagnostics: r.diagnostics, partial: r.partial })) : r);
+
+/** The service in this thread, with every message it sends recorded. */
+function recordedInHost(sent: FromService[], opts = { sliceMs: 0, maxSliceMs: 0 }): StartService {
+  return () => {
+    const [host, service] = loopback<FromService, ToService>();
+    serveAnalyses({ post: (m) => (sent.push(m), service.post(m)), listen: (cb) => service.listen(cb) }, { ...opts, pause: macrotask });
+    return { kind: 'in-host', port: host, onFailure: () => undefined, terminate: () => undefined };
+  };
+}
+
+let parsers: Parsers;
+before(async () => {
+  parsers = await loadParsers();
+});
+
+describe('analysis service (the editor analyses off its thread)', function () {
+  this.timeout(300_000);
+
+  for (const lang of ['triton', 'cuda', 'wgsl'] as Language[]) {
+    it(`${lang}: the service's report equals the unsliced analysis, and its partial reports come in file order with the focused kernel first`, async () => {
+      const text = fixtureFile(ROOT, lang, 600);
+      const file = `svc/${lang}.${EXT[lang]}`;
+      clearCaches();
+      const whole = analyzeSource(text, parsers, { gpu: H100, path: `whole-${file}` });
+      assert.ok(whole.kernels.length >= 5, `${whole.kernels.length} kernels`);
+      const target = whole.kernels[Math.floor(whole.kernels.length / 2)];
+      clearCaches();
+      const sent: FromService[] = [];
+      const client = new AnalysisClient({ starters: [recordedInHost(sent)], readWasm });
+      const partials: FileReport[] = [];
+      try {
+        const report = await client.analyse(
+          { doc: file, supersede: true, text, options: { gpu: H100, path: `whole-${file}`, language: lang, focus: { startLine: target.line - 1, endLine: target.line - 1 } } },
+          (r) => partials.push(r),
+        ).promise;
+        assert.deepEqual(content(report), content(whole));
+        assert.ok(partials.length > 1, 'a zero-length slice gives one partial report per new kernel');
+        assert.deepEqual(
+          partials[0].kernels.map((k) => k.name),
+          [target.name],
+          'the first slice analyses the kernel on screen',
+        );
+        for (const p of partials) {
+          const lines = p.kernels.map((k) => k.line);
+          assert.deepEqual(lines, [...lines].sort((a, b) => a - b), 'file order');
+          assert.equal(p.partial?.total, whole.kernels.length);
+        }
+        // Each kernel report crossed once, in messages of at most KERNELS_PER_MESSAGE.
+        const added = sent.flatMap((m) => (m.type === 'kernels' ? m.add : []));
+        assert.equal(added.length, whole.kernels.length);
+        assert.ok(sent.every((m) => m.type !== 'kernels' || m.add.length <= KERNELS_PER_MESSAGE));
+      } finally {
+        client.dispose();
+      }
+    });
+  }
+
+  it('after an edit inside one kernel only that kernel crosses again', async () => {
+    const text = fixtureFile(ROOT, 'triton', 800);
+    const sent: FromService[] = [];
+    const client = new AnalysisClient({ starters: [recordedInHost(sent, { sliceMs: 50, maxSliceMs: 50 })], readWasm });
+    try {
+      const options = { gpu: H100, path: 'svc/edit.py', language: 'triton' as const };
+      const first = await client.analyse({ doc: 'edit', supersede: true, text, options }).promise;
+      assert.ok(first && first.kernels.length > 3);
+      // A digit in the body of the second kernel.
+      const k = first.kernels[1];
+      const lines = text.split('\n');
+      const at = lines.findIndex((l, i) => i > k.line - 1 && i < (k.endLine ?? k.line) && /\d/.test(l.replace(/#.*/, '')));
+      assert.ok(at > 0);
+      lines[at] = lines[at].replace(/\d/, (d) => String((Number(d) + 1) % 10));
+      sent.length = 0;
+      const second = await client.analyse({ doc: 'edit', supersede: true, text: lines.join('\n'), options }).promise;
+      assert.equal(second?.kernels.length, first.kernels.length);
+      assert.equal(sent.flatMap((m) => (m.type === 'kernels' ? m.add : [])).length, 1);
+      // The unchanged kernels are the very same report objects.
+      assert.equal(second!.kernels.filter((x, i) => x === first.kernels[i]).length, first.kernels.length - 1);
+    } finally {
+      client.dispose();
+    }
+  });
+
+  it('a newer text of the same document cancels the older analysis; forget and dispose resolve what waits', async () => {
+    const text = tritonFile(400);
+    const client = new AnalysisClient({ starters: [inHostService({ sliceMs: 0, pause: macrotask })], readWasm });
+    try {
+      const options = { gpu: H100, path: 'svc/cancel.py', language: 'triton' as const };
+      const older = client.analyse({ doc: 'c', supersede: true, text, options });
+      const newer = client.analyse({ doc: 'c', supersede: true, text: text + '\n', options });
+      assert.equal(await older.promise, undefined);
+      const r = await newer.promise;
+      assert.ok(r && r.kernels.length > 10 && !r.partial);
+      // A one-off request (the panel's) does not cancel the document's.
+      const doc = client.analyse({ doc: 'd', supersede: true, text, options });
+      const oneOff = client.analyse({ doc: 'd', supersede: false, text, options });
+      assert.equal((await doc.promise)?.kernels.length, r.kernels.length);
+      assert.equal((await oneOff.promise)?.kernels.length, r.kernels.length);
+      const forgotten = client.analyse({ doc: 'e', supersede: true, text, options });
+      client.forget('e');
+      assert.equal(await forgotten.promise, undefined);
+    } finally {
+      client.dispose();
+    }
+    assert.equal(await client.analyse({ doc: 'f', supersede: true, text: 'x', options: { gpu: H100, path: 'f.py', language: 'triton' } }).promise, undefined);
+  });
+
+  it('a service that cannot start gives way to the next; with none, a request fails instead of waiting forever', async () => {
+    const broken: StartService = () => {
+      throw new Error('no Worker here');
+    };
+    let failLater: ((why: string) => void) | undefined;
+    const dies: StartService = () => ({ kind: 'dies', port: { post: () => undefined, listen: () => undefined }, onFailure: (cb) => (failLater = cb), terminate: () => undefined });
+    const warnings: string[] = [];
+    const log = { info: () => undefined, warn: (m: string) => warnings.push(m), error: () => undefined };
+    const client = new AnalysisClient({ starters: [broken, dies, inHostService({ ...IN_HOST_SLICES, pause: macrotask })], readWasm, log });
+    try {
+      const running = client.analyse({ doc: 'x', supersede: true, text: tritonFile(60), options: { gpu: H100, path: 'svc/fallback.py', language: 'triton' } });
+      assert.equal(client.kind, 'dies');
+      failLater!('it crashed before it was ready');
+      const r = await running.promise;
+      assert.equal(client.kind, 'in-host');
+      assert.ok(r && r.kernels.length > 0);
+      assert.ok(warnings.some((w) => w.includes('no Worker here')) && warnings.some((w) => w.includes('crashed')));
+    } finally {
+      client.dispose();
+    }
+    const none = new AnalysisClient({ starters: [broken], readWasm, log });
+    await assert.rejects(none.analyse({ doc: 'y', supersede: true, text: 'x', options: { gpu: H100, path: 'y.py', language: 'triton' } }).promise, /no analysis service could start/);
+    none.dispose();
+  });
+
+  it('the desktop worker (dist/worker.js, a Node worker thread) gives the same reports as this thread', async function () {
+    const script = path.join(ROOT, 'dist', 'worker.js');
+    if (!fs.existsSync(script)) this.skip();
+    const start: StartService = () => {
+      const w = new Worker(script);
+      const failures: ((why: string) => void)[] = [];
+      w.on('error', (e) => failures.forEach((f) => f(e.message)));
+      const h: ServiceHandle = {
+        kind: 'worker',
+        port: { post: (m: ToService) => w.postMessage(m), listen: (cb: (m: FromService) => void) => void w.on('message', cb) },
+        onFailure: (cb) => failures.push(cb),
+        terminate: () => void w.terminate(),
+      };
+      return h;
+    };
+    const client = new AnalysisClient({ starters: [start], readWasm });
+    try {
+      for (const lang of ['triton', 'cuda', 'wgsl'] as Language[]) {
+        const text = fixtureFile(ROOT, lang, 400);
+        const options = { gpu: H100, path: `worker/${lang}.${EXT[lang]}`, language: lang };
+        const r = await client.analyse({ doc: lang, supersede: true, text, options }).promise;
+        clearCaches();
+        assert.deepEqual(content(r), content(analyzeSource(text, parsers, options)), lang);
+      }
+      assert.equal(client.kind, 'worker');
+    } finally {
+      client.dispose();
+    }
+  });
+});
+
+describe('sliced analysis and resumable parsing', function () {
+  this.timeout(300_000);
+
+  it('a parse split into slices gives the tree of one parse; a parse of another document in between is not disturbed', async () => {
+    const a = tritonFile(4000);
+    const b = tritonFile(300).replace(/add_/g, 'other_');
+    clearCaches();
+    const whole = parsers.python.parse(a)!;
+    const expected = whole.rootNode.toString();
+    whole.delete();
+    let slices = 0;
+    let interleaved = false;
+    while (!parseSlice(parsers.python, 'slices-a.py', a, 1)) {
+      slices++;
+      if (!interleaved) {
+        // Another document's parse (an analysis of the panel, say) abandons the halted one cleanly.
+        const other = parseCached(parsers.python, 'slices-b.py', b, undefined)!;
+        assert.equal(other.rootNode.hasError, false);
+        assert.ok(other.rootNode.text.includes('other_0'));
+        interleaved = true;
+      }
+      assert.ok(slices < 100_000);
+    }
+    assert.ok(slices > 1, 'a 1 ms slice does not parse 4,000 lines');
+    assert.equal(parseCached(parsers.python, 'slices-a.py', a, undefined)!.rootNode.toString(), expected);
+  });
+
+  it('analyseInSlices: cancelled at a pause it gives nothing; else the same report as one call', async () => {
+    const text = fixtureFile(ROOT, 'cuda', 500);
+    clearCaches();
+    const whole = analyzeSource(text, parsers, { gpu: H100, path: 'slices.cu' });
+    clearCaches();
+    let pauses = 0;
+    const cancelled = await analyseInSlices(parsers, text, { gpu: H100, path: 'slices.cu', language: 'cuda' }, { sliceMs: 0, pause: async () => void pauses++, cancelled: () => pauses >= 2 });
+    assert.equal(cancelled, undefined);
+    const r = await analyseInSlices(parsers, text, { gpu: H100, path: 'slices.cu', language: 'cuda' }, { sliceMs: 0, pause: macrotask });
+    assert.deepEqual(content(r), content(whole));
+  });
+
+  it('the worker and in-host settings: slices in a worker grow, the host keeps a safety net', () => {
+    assert.ok(WORKER_SLICES.maxSliceMs > WORKER_SLICES.sliceMs && !('budgetMs' in WORKER_SLICES));
+    assert.ok(IN_HOST_SLICES.sliceMs <= 50 && IN_HOST_SLICES.budgetMs > 0);
+  });
+});
+
+describe('lazy grammars', function () {
+  this.timeout(120_000);
+
+  it('a Python-only process never reads the CUDA grammar; a CUDA file loads it on demand', () => {
+    // A fresh process: the runtime and grammars are loaded once per process.
+    const script = `
+      const fs = require('node:fs');
+      const { initParsers, loadGrammar, grammarLoaded } = require('./src/core/parsers');
+      const { analyzeSource } = require('./src/core/analyze');
+      const { findGpu } = require('./src/core/gpus/catalog');
+      const read = [];
+      const files = ${JSON.stringify(WASM)};
+      (async () => {
+        const p = await initParsers(async (n) => (read.push(n), fs.readFileSync('node_modules/' + files[n])), []);
+        const gpu = findGpu('h100-sxm');
+        const before = analyzeSource('import triton\\n@triton.jit\\ndef k(x):\\n    pass\\n', p, { gpu, path: 'a.py' });
+        await loadGrammar(p, 'triton');
+        const py = analyzeSource('import triton\\n@triton.jit\\ndef k(x):\\n    pass\\n', p, { gpu, path: 'a.py' });
+        const afterPython = [...read];
+        const wgsl = analyzeSource('@compute @workgroup_size(1) fn k() {}', p, { gpu, path: 'a.wgsl' });
+        await loadGrammar(p, 'cuda');
+        const cu = analyzeSource('__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }', p, { gpu, path: 'a.cu' });
+        console.log(JSON.stringify({ before: before.diagnostics.map((d) => d.message).join(' '), py: py.kernels.length, afterPython, wgsl: wgsl.kernels.length, cu: cu.kernels.length, read, loaded: grammarLoaded(p, 'cuda') }));
+      })();`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--conditions=import', '--import', 'tsx', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!);
+    assert.match(out.before, /Python grammar is not loaded/);
+    assert.equal(out.py, 1);
+    assert.deepEqual(out.afterPython, ['web-tree-sitter.wasm', 'tree-sitter-python.wasm']);
+    assert.equal(out.wgsl, 1);
+    assert.equal(out.cu, 1);
+    assert.deepEqual(out.read, ['web-tree-sitter.wasm', 'tree-sitter-python.wasm', 'tree-sitter-cuda.wasm']);
+    assert.equal(out.loaded, true);
+  });
+});
+
+describe('lens items in chunks', () => {
+  it('equal the lenses built in one piece, and are reused for an unchanged kernel report', async () => {
+    const text = tritonFile(3000);
+    const r = analyzeSource(text, parsers, { gpu: H100, path: 'lenses.py' });
+    const lines = text.split('\n');
+    const lineAt = (i: number): string => lines[i] ?? '';
+    const direct = r.kernels.flatMap((k) => {
+      const top = headerTop(lineAt, k.line - 1) + 1;
+      return [...kernelLenses(k, H100.name, top), ...loopLenses(k)];
+    });
+    let pauses = 0;
+    const items = await fileLensItems(r.kernels, lineAt, lines.length, H100.name, { kernels: true, loops: true }, async () => void pauses++);
+    assert.deepEqual(
+      items!.map((x) => x.item),
+      direct,
+    );
+    assert.ok(pauses >= Math.floor(r.kernels.length / 200) && pauses > 0, `${pauses} pauses for ${r.kernels.length} kernels`);
+    const again = await fileLensItems(r.kernels, lineAt, lines.length, H100.name, { kernels: true, loops: false }, async () => undefined);
+    assert.equal(again![0].item, items![0].item, 'the same item object: built once per kernel report');
+    assert.equal(await fileLensItems(r.kernels, lineAt, lines.length, H100.name, { kernels: true, loops: true }, async () => undefined, () => true), undefined);
+  });
+});
