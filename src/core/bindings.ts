@@ -11,7 +11,7 @@
  * quantity) and above everything read from the source, because it describes
  * the launch that was measured, not one the source merely suggests.
  */
-import type { Binding, BindingSource } from './ir';
+import type { Binding, BindingSource, Suggestion } from './ir';
 
 const PRIORITY: BindingSource[] = [
   'user',
@@ -83,6 +83,51 @@ export class BindingSet {
     const b = new BindingSet();
     for (const [k, v] of this.map) b.map.set(k, v);
     return b;
+  }
+}
+
+/** Values kept per symbol: enough for a quick pick, few enough for the JSON. */
+export const MAX_SUGGESTIONS = 48;
+
+/**
+ * Values the file suggests for symbols besides the bound ones (every autotune
+ * config, other launch sites, host alternatives). One entry per value and
+ * symbol: the first place that suggests it keeps its detail, later ones of
+ * the same source are counted in `more`. Ordered by source (the bindings'
+ * priority), then as added.
+ */
+export class Suggestions {
+  private readonly map = new Map<string, Suggestion[]>();
+
+  add(name: string, value: number | boolean | string, source: BindingSource, detail: string): void {
+    if (typeof value === 'number' && !Number.isFinite(value)) return;
+    const list = this.map.get(name) ?? [];
+    const same = list.find((s) => s.value === value);
+    if (same) {
+      if (same.source === source) same.more = (same.more ?? 0) + 1;
+      return;
+    }
+    if (list.length >= MAX_SUGGESTIONS) return;
+    list.push({ value, source, detail });
+    this.map.set(name, list);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** By symbol name; each list ordered by source rank, stable within a source. */
+  toRecord(): Record<string, Suggestion[]> | undefined {
+    if (this.map.size === 0) return undefined;
+    const out: Record<string, Suggestion[]> = {};
+    for (const k of [...this.map.keys()].sort()) {
+      out[k] = this.map
+        .get(k)!
+        .map((s, i) => ({ s, i }))
+        .sort((a, b) => sourceRank(a.s.source) - sourceRank(b.s.source) || a.i - b.i)
+        .map(({ s }) => ({ ...s }));
+    }
+    return out;
   }
 }
 

@@ -41,6 +41,8 @@ export class Budget {
   /** Lines whose kernels go first (see BudgetOptions.focus). */
   readonly focus: { startLine: number; endLine: number } | undefined;
   private steps = 0;
+  /** The step count at which optional work (see `optional`) stops. */
+  private cap = Infinity;
   private inKernel = false;
   /** The hard wall-clock budget ran out (the analysis depends on load from here on). */
   expired = false;
@@ -64,7 +66,7 @@ export class Budget {
     if (this.expired) return true;
     if (this.inKernel ? this.kernelTruncated : this.fileTruncated) return true;
     const n = ++this.steps;
-    if (n > (this.inKernel ? this.kernelSteps : this.fileSteps)) {
+    if (n > (this.inKernel ? this.kernelSteps : this.fileSteps) || n > this.cap) {
       if (this.inKernel) this.kernelTruncated = true;
       else this.fileTruncated = true;
       return true;
@@ -93,6 +95,32 @@ export class Budget {
       this.steps = outerSteps;
       this.inKernel = outerIn;
       this.kernelTruncated = outerTrunc;
+    }
+  }
+
+  /**
+   * Runs work the counts do not need (the values suggested for binding) with
+   * at most `steps` steps of its own. Running out of them ends that work early
+   * (`cut`) without truncating the kernel or the file, and its steps are not
+   * taken from theirs; the wall-clock safety net still truncates as usual.
+   */
+  optional<T>(steps: number, run: () => T): { value: T; cut: boolean } {
+    const outerCap = this.cap;
+    const outerSteps = this.steps;
+    const trunc = this.inKernel ? this.kernelTruncated : this.fileTruncated;
+    this.cap = Math.min(outerCap, outerSteps + Math.max(0, steps));
+    let cut = false;
+    try {
+      const value = run();
+      cut = !trunc && (this.inKernel ? this.kernelTruncated : this.fileTruncated);
+      return { value, cut };
+    } finally {
+      this.cap = outerCap;
+      this.steps = outerSteps;
+      if (!this.expired) {
+        if (this.inKernel) this.kernelTruncated = trunc;
+        else this.fileTruncated = trunc;
+      }
     }
   }
 

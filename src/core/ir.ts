@@ -41,6 +41,20 @@ export interface Binding {
   detail: string;
 }
 
+/**
+ * A value the file suggests for a symbol besides the one bound: another
+ * autotune config, another launch site, another call site or benchmark row
+ * of the host code. Not counted; offered when binding (the editor's quick pick).
+ */
+export interface Suggestion {
+  value: number | boolean | string;
+  source: BindingSource;
+  /** Where it comes from, e.g. "triton.Config #3 of 16 (line 175)". */
+  detail: string;
+  /** How many further places (configs, rows, sites) of the same source suggest the same value. */
+  more?: number;
+}
+
 export type MemorySpace = 'global' | 'shared' | 'uniform';
 
 export interface MemEvent {
@@ -131,6 +145,8 @@ export interface KernelIR {
   units: Expr | null;
   /** Every value the frontend used, with where it came from. */
   bindings: Record<string, Binding>;
+  /** Other values the file suggests per symbol (all autotune configs, other launches, host alternatives). */
+  suggestions?: Record<string, Suggestion[]>;
   /** Per-tensor footprints for the compulsory traffic; empty when not derivable. */
   footprints: TensorFootprint[];
   /** Why compulsory traffic is not known (when footprints are incomplete). */

@@ -17,12 +17,14 @@ import { showRooflinePanel, type KernelRef, type PanelContext } from './panel';
 import { analysisLanguage, blockingSymbols, isPragmaValue, pragmaEdit, pragmaValue } from './present';
 import { isSymbolName } from '../shared/symbols';
 import { readBindingValue, resolveGpu } from './settings';
+import { bindValueItems, itemsForText, type BindTarget, type ValueItem } from './bindPick';
+import type { KernelReport } from '../core/report/types';
 
 /** Arguments of rooflineLens.bindSymbol; whatever is missing is asked for. */
 export interface BindRequest {
   name?: string;
   value?: BindingValue;
-  target?: 'settings' | 'pragma';
+  target?: BindTarget;
   /** The document (a URI string); the active editor's when absent. */
   uri?: string;
 }
@@ -104,11 +106,31 @@ async function bindSymbol(ctx: CommandContext, req: BindRequest): Promise<BindRe
     void vscode.window.showWarningMessage(`Roofline Lens: "${name}" is not a symbol name.`);
     return undefined;
   }
-  const value = req.value !== undefined ? readBindingValue(req.value) : await askValue(name);
+  const kernel = analysis?.report.kernels.find((k) => k.unbound.includes(name) || k.undecided?.includes(name)) ?? analysis?.report.kernels.find((k) => name in k.bindings) ?? analysis?.report.kernels[0];
+  const state = ctx.extension.workspaceState;
+  let remembered = readTarget(state.get(BIND_TARGET_KEY));
+  let value = req.value !== undefined ? readBindingValue(req.value) : undefined;
+  while (value === undefined && req.value === undefined) {
+    const picked = await pickValue(name, kernel, req.target ?? remembered);
+    if (picked === undefined) return undefined;
+    if (picked === 'change') {
+      const t = await askTarget(doc, name, undefined);
+      if (t !== undefined) {
+        remembered = t;
+        await state.update(BIND_TARGET_KEY, t);
+      }
+      continue;
+    }
+    value = picked.value;
+  }
   if (value === undefined) return undefined;
-  const kernel = analysis?.report.kernels.find((k) => k.unbound.includes(name)) ?? analysis?.report.kernels[0];
-  const target = req.target ?? (await askTarget(doc, name, value));
-  if (target === undefined) return undefined;
+  let target = req.target ?? remembered;
+  if (target === undefined) {
+    // Asked once; remembered for the workspace ("Written to … change…" in the value pick changes it).
+    target = await askTarget(doc, name, value);
+    if (target === undefined) return undefined;
+    await state.update(BIND_TARGET_KEY, target);
+  }
   if (target === 'settings') await bindInSettings(ctx.config, doc, name, value);
   else {
     await insertPragma(doc, kernel?.line ?? 1, analysisLanguage(doc.languageId)!, name, value);
@@ -134,37 +156,82 @@ async function askName(unbound: string[]): Promise<string | undefined> {
   }).then((s) => s?.trim());
 }
 
-async function askValue(name: string): Promise<BindingValue | undefined> {
-  const text = await vscode.window.showInputBox({
-    title: `Roofline: Bind ${name}`,
-    prompt: `Value of ${name} (a number such as 4096 or 2**12, true or false)`,
-    validateInput: (s) => {
-      const v = readBindingValue(s);
-      return v !== undefined && isPragmaValue(v) ? undefined : 'Enter a number, true or false (no spaces)';
-    },
+/** Where Bind Symbol writes values, remembered per workspace once the user picks. */
+const BIND_TARGET_KEY = 'rooflineLens.bindTarget';
+
+function readTarget(v: unknown): BindTarget | undefined {
+  return v === 'settings' || v === 'pragma' ? v : undefined;
+}
+
+interface ValuePickItem extends vscode.QuickPickItem {
+  item: ValueItem;
+}
+
+/**
+ * The value quick pick: the values the file suggests (with their source),
+ * other symbols' sizes, powers of two near them, and free entry (the typed
+ * value is the first item). `change`: the user asked to change where values go.
+ */
+function pickValue(name: string, kernel: KernelReport | undefined, target: BindTarget | undefined): Promise<{ value: BindingValue } | 'change' | undefined> {
+  const base = bindValueItems(kernel, name, target);
+  const qp = vscode.window.createQuickPick<ValuePickItem>();
+  qp.title = `Roofline: Bind ${name}`;
+  qp.placeholder = `Value of ${name}: pick one or type a number (4096, 2**12), true or false`;
+  qp.matchOnDescription = true;
+  const show = (items: ValueItem[]): void => {
+    qp.items = items.map((item) =>
+      item.kind === 'separator'
+        ? { item, label: item.label, kind: vscode.QuickPickItemKind.Separator }
+        : { item, label: item.label, description: item.description, alwaysShow: item.kind === 'typed' || item.kind === 'invalid' || item.kind === 'target' },
+    );
+  };
+  show(base);
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (r: { value: BindingValue } | 'change' | undefined): void => {
+      if (done) return;
+      done = true;
+      resolve(r);
+      qp.hide();
+    };
+    qp.onDidChangeValue((text) => show(itemsForText(base, text)));
+    qp.onDidAccept(() => {
+      const chosen = (qp.selectedItems[0] ?? qp.activeItems[0])?.item;
+      if (chosen?.kind === 'target') finish('change');
+      else if (chosen?.value !== undefined) finish({ value: chosen.value });
+    });
+    qp.onDidHide(() => {
+      finish(undefined);
+      qp.dispose();
+    });
+    qp.show();
   });
-  return text === undefined ? undefined : readBindingValue(text);
 }
 
 interface TargetItem extends vscode.QuickPickItem {
   target: 'settings' | 'pragma';
 }
 
-async function askTarget(doc: vscode.TextDocument, name: string, value: BindingValue): Promise<'settings' | 'pragma' | undefined> {
+/** Where values go: asked once, then remembered for the workspace (the value pick's last item changes it). */
+async function askTarget(doc: vscode.TextDocument, name: string, value: BindingValue | undefined): Promise<BindTarget | undefined> {
   const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
+  const shown = value === undefined ? '…' : pragmaValue(value);
   const items: TargetItem[] = [
     {
       target: 'settings',
       label: folder ? `$(settings-gear) Workspace folder settings (${folder.name})` : '$(settings-gear) User settings',
-      detail: `"rooflineLens.bindings": { "${name}": ${JSON.stringify(value)} } for every file${folder ? ' in this folder' : ''}`,
+      detail: `"rooflineLens.bindings": { "${name}": ${value === undefined ? '…' : JSON.stringify(value)} } for every file${folder ? ' in this folder' : ''}`,
     },
     {
       target: 'pragma',
       label: '$(comment) A pragma comment in this file',
-      detail: `${analysisLanguage(doc.languageId) === 'triton' ? '#' : '//'} roofline: ${name}=${pragmaValue(value)}`,
+      detail: `${analysisLanguage(doc.languageId) === 'triton' ? '#' : '//'} roofline: ${name}=${shown}`,
     },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: `Roofline: Bind ${name} = ${pragmaValue(value)}`, placeHolder: 'Where should the value live?' });
+  const pick = await vscode.window.showQuickPick(items, {
+    title: `Roofline: Bind ${name} = ${shown}`,
+    placeHolder: 'Where should bound values live? (remembered for this workspace)',
+  });
   return pick?.target;
 }
 

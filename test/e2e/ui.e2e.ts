@@ -127,15 +127,25 @@ test('WGSL: the kernel lens is per workgroup', async () => {
   await shot('lens-wgsl.png');
 });
 
-test('clicking "bind K" asks for a value and the lens follows', async () => {
+test('clicking "bind K" offers the values the file suggests and free entry; the lens follows', async () => {
   await openFile('matmul.py', 'matmul_kernel');
-  await (await lens('AI ? · bind K')).click();
+  // K cancels in the tile intensity: the lens shows the K-loop steady state, with "bind K" beside it.
+  await lens('K-loop steady state (K unbound)');
+  await page.locator('.monaco-editor .codelens-decoration a', { hasText: /^bind K$/ }).first().click();
+  const widget = page.locator('.quick-input-widget', { hasText: 'Roofline: Bind K' });
+  await widget.waitFor();
+  // The launch's tile sizes with their source, powers of two near them, common sizes.
+  const row = (text: string) => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  await row('BLOCK_K · launch at line').waitFor();
+  await row('a common size').waitFor();
+  await shot('quickpick-bind-k.png', '.quick-input-widget');
   const input = page.locator('.quick-input-widget input[type="text"]');
-  await input.waitFor();
   await input.fill('4096');
+  await row('the value typed').waitFor();
   await page.keyboard.press('Enter');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Workspace folder settings' }).first().waitFor();
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Workspace folder settings' }).first().click();
+  // The first time, where values live; remembered afterwards.
+  await row('Workspace folder settings').waitFor();
+  await row('Workspace folder settings').click();
   await lens('134 MFLOP');
   await lens('loop: 64 trips');
   await shot('lens-bind-k.png');

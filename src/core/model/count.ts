@@ -339,6 +339,7 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     bindings,
     bindingSources,
     unbound,
+    ...(k.suggestions ? { suggestions: k.suggestions } : {}),
     perUnit,
     complete: honest.complete,
     ...(honest.complete ? {} : { incompleteReasons: honest.reasons, incompleteCounts: honest.counts, bounds: honest.bounds }),

@@ -4,7 +4,7 @@
  * hover and the chart use. Numbers that cannot be evaluated are `null`.
  */
 import type { Dtype, GpuSpec } from '../gpus/types';
-import type { Diagnostic, Language, UnitKind, BindingSource } from '../ir';
+import type { Diagnostic, Language, UnitKind, BindingSource, Suggestion } from '../ir';
 
 export type BoundKind = 'exact' | 'lower' | 'upper' | 'unknown';
 
@@ -81,6 +81,12 @@ export interface KernelReport {
   bindings: Record<string, number | boolean | string>;
   bindingSources: Record<string, { source: BindingSource; detail: string }>;
   unbound: string[];
+  /**
+   * Other values the file suggests per symbol, best source first: every
+   * autotune config's (the count takes the first), other launch sites, other
+   * call sites and benchmark rows of the host code. Not counted.
+   */
+  suggestions?: Record<string, Suggestion[]>;
   perUnit: PerUnit;
   /**
    * False when a memory access, call or branch could not be fully accounted

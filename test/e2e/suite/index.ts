@@ -198,14 +198,18 @@ const tests: Test[] = [
     },
   ],
   [
-    'Triton matmul: an unknown K reads "AI ? · bind K" and is reported as a diagnostic',
+    'Triton matmul: an unknown K reads the K-loop steady state with a "bind K" lens beside it, and is reported as a diagnostic',
     async () => {
+      // Per K step: tl.dot 2·128·128·64 = 2097152 FLOPs; a 128×64 and a 64×128 fp32 tile (element types
+      // unknown: fp32) = (8192 + 8192)·4 = 65536 B; 2097152 / 65536 = 32 FLOP/B, independent of K.
       const doc = await open('matmul.py');
       const title = await lensTitle(doc, 7, (t) => t.startsWith('AI '));
-      check(title === 'AI ? · bind K', `title was "${title}"`);
+      check(title === 'AI ≈ 32 FLOP/B · K-loop steady state (K unbound) · memory-bound (DRAM) · H100 SXM', `title was "${title}"`);
       const all = await lenses(doc);
-      const kernelLens = all.find((l) => l.title === title);
-      check(kernelLens?.command === 'rooflineLens.bindSymbol', `the lens runs Bind Symbol, not ${kernelLens?.command}`);
+      check(all.find((l) => l.title === title)?.command === 'rooflineLens.showRoofline', `the steady-state lens opens the panel: ${JSON.stringify(all)}`);
+      const bindLens = all.find((l) => l.line === 7 && l.title === 'bind K');
+      check(bindLens?.command === 'rooflineLens.bindSymbol', `a "bind K" lens runs Bind Symbol: ${JSON.stringify(all)}`);
+      check((bindLens?.args[0] as { name?: string } | undefined)?.name === 'K', `for K: ${JSON.stringify(bindLens?.args)}`);
       check(all.some((l) => l.line === 18 && l.title === 'loop: ? trips (cdiv(K, BLOCK_K)) · bind K'), `loop lens: ${JSON.stringify(all)}`);
       const diags = await waitFor('a diagnostic', async () => {
         const d = vscode.languages.getDiagnostics(doc.uri).filter((x) => x.source === 'Roofline Lens');
@@ -222,7 +226,7 @@ const tests: Test[] = [
       await vscode.commands.executeCommand('rooflineLens.bindSymbol', { name: 'K', value: 4096, target: 'settings', uri: doc.uri.toString() });
       const bindings = vscode.workspace.getConfiguration('rooflineLens', doc.uri).inspect<Record<string, unknown>>('bindings');
       check(bindings?.workspaceFolderValue?.K === 4096, `folder setting: ${JSON.stringify(bindings)}`);
-      const title = await lensTitle(doc, 7, (t) => t.startsWith('AI ') && t !== 'AI ? · bind K');
+      const title = await lensTitle(doc, 7, (t) => t.startsWith('AI ') && !t.includes('steady state'));
       check(/^AI \d[\d.]* FLOP\/B · (memory-bound \((DRAM|L2)\)|compute-bound) · H100 SXM · 134 MFLOP \/ [\d.]+ MB per program$/.test(title), `title was "${title}"`);
       // cdiv(4096, 64) = 64 trips; the loop holds every FLOP (the tl.dot).
       const loop = await lensTitle(doc, 18, (t) => t.startsWith('loop: 64 trips'));

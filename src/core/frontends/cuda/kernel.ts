@@ -10,11 +10,12 @@
  */
 import type { FrontendContext } from '../../frontend';
 import type { KernelIR, Region } from '../../ir';
-import { mul, num, ONE, sub, sym, ZERO, type Expr } from '../../sym/expr';
+import { Suggestions } from '../../bindings';
+import { evaluate, mul, num, ONE, sub, sym, ZERO, type Expr } from '../../sym/expr';
 import { parseDtype, seedBindings } from '../common';
 import { evalExpr, evalTemplateArg } from './expr';
-import type { FileInfo, FnDef } from './file';
-import { readLaunch, type LaunchInfo } from './launch';
+import type { FileInfo, FnDef, LaunchSite } from './file';
+import { callersParams, readLaunch, type LaunchInfo } from './launch';
 import { Interp, Scope } from './state';
 import { execStmt } from './stmt';
 import { lineOf, named, type Node } from './syntax';
@@ -38,6 +39,8 @@ export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef):
   const launch = sites[0] ? readLaunch(ctx, file, b, sites[0], sites.length) : undefined;
   templateParams(st, def, launch);
   if (launch) applyLaunch(st, def, launch);
+  const suggestions = new Suggestions();
+  if (launch) suggestLaunches(st, def, sites, launch, suggestions);
   launchBounds(st, def);
   oneDimensional(st, file);
   declareIndices(st);
@@ -56,6 +59,7 @@ export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef):
     body: root,
     units: units(st, launch),
     bindings: b.toRecord(),
+    ...(suggestions.size ? { suggestions: suggestions.toRecord() } : {}),
     footprints: fp.footprints,
     ...(fp.note ? { compulsoryNote: fp.note } : {}),
     assumptions: st.notes.assumptions,
@@ -145,6 +149,57 @@ function applyLaunch(st: Interp, def: FnDef, launch: LaunchInfo): void {
     // A value the launch's own function does not give came from its caller's host code.
     if (st.value(launch.ownArgs[i]?.e) === undefined && launch.hostDetail) st.bind(d.name, v, 'host', `${launch.hostDetail} → argument of the ${where}`);
     else st.bind(d.name, v, 'launch', `argument of the ${where}`);
+  });
+}
+
+/** Further launch sites, and further call sites of the first launch's host function, whose values are suggested. */
+const MAX_OTHER_LAUNCHES = 8;
+/** Steps the suggestions may take (not taken from the kernel's budget). */
+const SUGGEST_STEPS = 50_000;
+
+/**
+ * The values the other launch sites of the kernel give, and the first
+ * launch under the other call sites of its host function (the first ones
+ * bind). Only constants: a value that needs a binding is not suggested.
+ */
+function suggestLaunches(st: Interp, def: FnDef, sites: LaunchSite[], first: LaunchInfo, sug: Suggestions): void {
+  const constant = (e: Expr | undefined): number | undefined => (e ? evaluate(e, new Map()) : undefined);
+  const add = (launch: LaunchInfo, where: string, host: string | undefined): void => {
+    // Under another caller only what the caller changes: the values the launch's own function does not give.
+    const own = (e: Expr | undefined): boolean => host !== undefined && constant(e) !== undefined;
+    for (const [kind, dims] of [
+      ['blockDim', launch.block],
+      ['gridDim', launch.grid],
+    ] as const) {
+      if (host && kind === 'blockDim') continue;
+      dims?.forEach((e, i) => {
+        const v = constant(e);
+        // A y or z of 1 is what a one-dimensional launch says without saying it.
+        if (v !== undefined && (i === 0 || v !== 1)) sug.add(`${kind}.${AXES[i]}`, v, host ? 'host' : 'launch', host ?? where);
+      });
+    }
+    if (!host) {
+      def.tparams.forEach((tp, i) => {
+        const v = tp.kind === 'type' ? undefined : constant(launch.targs[i]?.val.e);
+        if (v !== undefined) sug.add(tp.name, v, 'launch', `template argument of the ${where}`);
+      });
+    }
+    def.params.forEach((p, i) => {
+      const d = unwrapDeclarator(baseType(st, p.childForFieldName('type')), p.childForFieldName('declarator'));
+      const v = constant(launch.args[i]?.e);
+      if (d.name && v !== undefined && d.ty.k === 'num' && !own(launch.ownArgs[i]?.e)) sug.add(d.name, v, host ? 'host' : 'launch', host ?? `argument of the ${where}`);
+    });
+  };
+  st.ctx.budget.optional(SUGGEST_STEPS, () => {
+    sites.slice(1, 1 + MAX_OTHER_LAUNCHES).forEach((site, j) => {
+      const other = readLaunch(st.ctx, st.file, st.b.clone(), site, sites.length);
+      add(other, `launch at line ${other.line} (${j + 2} of ${sites.length})`, undefined);
+    });
+    if (!first.hostDetail) return;
+    for (const given of callersParams(st.ctx, st.file, st.b.clone(), sites[0].call, 1 + MAX_OTHER_LAUNCHES).slice(1)) {
+      const other = readLaunch(st.ctx, st.file, st.b.clone(), sites[0], sites.length, given);
+      add(other, `launch at line ${other.line}`, `${given.detail} → the launch at line ${other.line}`);
+    }
   });
 }
 

@@ -108,11 +108,18 @@ const callIndex = new WeakMap<FileInfo, Map<string, Node[]>>();
  * in the same file (`launch_saxpy(d_x, d_y, N)` in `main()`), one level up.
  */
 function callerParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node): { params: HostParams; detail: string } | undefined {
+  return callersParams(ctx, file, b, call, 1)[0];
+}
+
+/** The parameter values of the launch's host function at each of its call sites in the file that gives some (at most `max`). */
+export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number): { params: HostParams; detail: string }[] {
+  const out: { params: HostParams; detail: string }[] = [];
   const fn = hostFunctionOf(call);
   const name = fn ? functionName(fn) : undefined;
-  if (!fn || !name || name === 'main') return undefined;
+  if (!fn || !name || name === 'main') return out;
   const names = paramNames(fn);
   for (const c of callsOf(file, name).slice(0, 8)) {
+    if (out.length >= max) break;
     if (c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) continue;
     const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
     const host = new Interp(ctx, file, b, root, ONE, true);
@@ -126,10 +133,10 @@ function callerParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call:
     });
     if (params.size) {
       const caller = hostFunctionOf(c);
-      return { params, detail: `host: ${brief(c, 40)} at line ${lineOf(c)}${caller ? ` in ${functionName(caller) ?? '?'}()` : ''}` };
+      out.push({ params, detail: `host: ${brief(c, 40)} at line ${lineOf(c)}${caller ? ` in ${functionName(caller) ?? '?'}()` : ''}` });
     }
   }
-  return undefined;
+  return out;
 }
 
 /**

@@ -3,14 +3,15 @@
  * constants (`BLOCK = 128`, `MODE_SUM: tl.constexpr = 1`), parameter defaults
  * (which may name those constants), the first `triton.Config` of
  * `@triton.autotune` (a literal list, a module constant, or a helper that
- * returns one), and `@triton.heuristics` lambdas evaluated on what is bound.
+ * returns one; the others are suggested), and `@triton.heuristics` lambdas
+ * evaluated on what is bound.
  */
 import type { Node } from 'web-tree-sitter';
-import type { BindingSet } from '../../bindings';
+import type { BindingSet, Suggestions } from '../../bindings';
 import type { Notes } from '../../engine/recorder';
 import { evaluate, num, type Env } from '../../sym/expr';
 import { hostEval, hostTruth, type FnInfo, type HostScope, type HostValue, type ModuleInfo } from './module';
-import { callArgs, dotted, field, line, named } from './syntax';
+import { callArgs, dotted, field, line, named, shorten } from './syntax';
 
 export function valueOf(v: HostValue | undefined, env: Env): number | boolean | string | undefined {
   if (!v) return undefined;
@@ -97,8 +98,15 @@ function resolveList(n: Node | null | undefined, m: ModuleInfo, depth: number): 
   }
 }
 
-export /** The first `triton.Config` of `@triton.autotune(configs=[...])`. */
-function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes): Node | undefined {
+/** Config values suggested per loop variable of a comprehension (`for BM in [32, 64, …]`). */
+const MAX_LOOP_VALUES = 16;
+
+/**
+ * The first `triton.Config` of `@triton.autotune(configs=[...])` binds; with
+ * `sug`, every config's values are suggested too (the tile sizes autotuning
+ * may pick instead).
+ */
+export function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes, sug?: Suggestions): Node | undefined {
   if (!k.autotune) return undefined;
   const { pos, kw } = callArgs(k.autotune);
   const configs = resolveList(kw.get('configs') ?? pos[0], m, 0);
@@ -109,7 +117,7 @@ function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes): No
   // `[triton.Config({...}) for BM in [64, 128] for BK in [64, 128]]`: the first config takes every
   // comprehension variable's first value.
   const comprehension = configs.type === 'list_comprehension';
-  const vars = new Map<string, Node>();
+  const loops = new Map<string, Node[]>();
   let count = 1;
   if (comprehension) {
     for (const clause of named(configs).filter((c) => c.type === 'for_in_clause')) {
@@ -117,7 +125,7 @@ function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes): No
       const right = field(clause, 'right');
       const items = right?.type === 'list' || right?.type === 'tuple' ? named(right) : [];
       if (left?.type === 'identifier' && items[0]) {
-        vars.set(left.text, items[0]);
+        loops.set(left.text, items);
         count *= items.length;
       }
     }
@@ -125,25 +133,43 @@ function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Notes): No
   const items = comprehension ? named(configs).slice(0, 1).filter((c) => c.type === 'call') : named(configs).filter((c) => c.type === 'call');
   const first = items[0];
   if (!first) return undefined;
-  const args = callArgs(first);
-  const dict = args.kw.get('kwargs') ?? args.pos[0];
   const env = b.env();
-  const names: HostScope['name'] = (x, depth) => {
-    const v = vars.get(x);
-    return v && depth < 20 ? hostEval(v, { name: () => undefined, imports: m.imports, env }, depth + 1) : undefined;
-  };
-  const detail = comprehension ? `triton.Config #1 of ${count} (line ${line(first)}, first value of each loop)` : `triton.Config #1 of ${items.length} (line ${line(first)})`;
-  if (dict?.type === 'dictionary') {
-    const hv = hostEval(dict, { name: names, imports: m.imports, env });
-    for (const [key, v] of hv?.dict ?? []) {
-      const val = valueOf(v, env);
-      if (val !== undefined) b.bind(key, val, 'autotune', detail);
+  /** Each value of one config, with the comprehension variables at the values given. */
+  const valuesOf = (config: Node, vars: Map<string, Node>, each: (key: string, val: number | boolean | string) => void): void => {
+    const args = callArgs(config);
+    const dict = args.kw.get('kwargs') ?? args.pos[0];
+    const names: HostScope['name'] = (x, depth) => {
+      const v = vars.get(x);
+      return v && depth < 20 ? hostEval(v, { name: () => undefined, imports: m.imports, env }, depth + 1) : undefined;
+    };
+    if (dict?.type === 'dictionary') {
+      const hv = hostEval(dict, { name: names, imports: m.imports, env });
+      for (const [key, v] of hv?.dict ?? []) {
+        const val = valueOf(v, env);
+        if (val !== undefined) each(key, val);
+      }
     }
-  }
-  for (const [key, v] of args.kw) {
-    if (key === 'kwargs') continue;
-    const val = valueOf(hostEval(v, { name: names, imports: m.imports, env }), env);
-    if (val !== undefined) b.bind(key, val, 'autotune', detail);
+    for (const [key, v] of args.kw) {
+      if (key === 'kwargs') continue;
+      const val = valueOf(hostEval(v, { name: names, imports: m.imports, env }), env);
+      if (val !== undefined) each(key, val);
+    }
+  };
+  const firstVars = new Map([...loops].map(([x, vals]) => [x, vals[0]]));
+  const detail = comprehension ? `triton.Config #1 of ${count} (line ${line(first)}, first value of each loop)` : `triton.Config #1 of ${items.length} (line ${line(first)})`;
+  valuesOf(first, firstVars, (key, val) => b.bind(key, val, 'autotune', detail));
+  if (sug) {
+    if (!comprehension) {
+      items.forEach((c, i) => valuesOf(c, new Map(), (key, val) => sug.add(key, val, 'autotune', `triton.Config #${i + 1} of ${items.length} (line ${line(c)})`)));
+    } else {
+      // One loop variable at a time, the others at their first value: every value a key takes from one loop.
+      for (const [x, vals] of loops) {
+        for (const v of vals.slice(0, MAX_LOOP_VALUES)) {
+          const vars = new Map(firstVars).set(x, v);
+          valuesOf(first, vars, (key, val) => sug.add(key, val, 'autotune', `triton.Config with ${x} = ${shorten(v.text, 20)} (line ${line(first)}, ${count} configs)`));
+        }
+      }
+    }
   }
   return first;
 }

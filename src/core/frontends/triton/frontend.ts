@@ -5,7 +5,8 @@
  *
  * Bindings, highest first: --set / settings, pragmas, the launch site in the
  * same file (arguments, meta-parameters, grid), the first autotune config,
- * heuristics, parameter defaults, module-level constants.
+ * heuristics, parameter defaults, module-level constants. The other autotune
+ * configs, launch sites, call sites and benchmark rows are suggested.
  */
 import { hash53 } from '../../hash';
 import type { Node, Tree } from 'web-tree-sitter';
@@ -16,13 +17,14 @@ import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { assumption, say, type Assumption } from '../../messages';
 import { parseCached } from '../../parsers';
 import { evaluate, mul, num, sym, type Expr } from '../../sym/expr';
+import { BindingSet, Suggestions } from '../../bindings';
 import { seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics } from './bindings';
 import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import { fromLite, HostEnv } from './host';
 import { tritonPipelines } from './pipeline';
-import { scanModule, type FnInfo, type ModuleInfo } from './module';
+import { scanModule, type FnInfo, type Launch, type ModuleInfo } from './module';
 import { line, shorten } from './syntax';
 
 /** Decorators of element functions that a library turns into kernels at run time (FlagGems and the like). */
@@ -63,21 +65,29 @@ function findKernels(m: ModuleInfo): Found {
   return out;
 }
 
+/** Further launch sites of a kernel whose values are suggested. */
+const MAX_OTHER_LAUNCHES = 8;
+/** Steps the other launch sites' suggestions may take (not taken from the kernel's budget). */
+const OTHER_LAUNCH_STEPS = 50_000;
+
 function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   const b = seedBindings(ctx);
   const notes = new Notes();
   const launches = m.launches.filter((l) => l.kernel === k.name);
   let facts: LaunchFacts = { grid: null, gridDetail: '', dtypes: new Map(), descriptors: new Map(), hostNotes: [] };
   const host = hostEnvOf(m, ctx);
+  // Values the file suggests besides the ones bound (a per-launch analysis of a pipeline needs none).
+  const sug = ctx.user.launch ? undefined : new Suggestions();
   const chosen = ctx.user.launch?.kernel === k.name ? launches.find((l) => l.line === ctx.user.launch!.line) : undefined;
   if (chosen) {
     const frame = ctx.user.launch!.frame;
     facts = bindLaunch(k, chosen, m, b, ctx.budget, { host, args: frame ? fromLite(frame) : undefined, label: ctx.user.launch!.label });
   } else if (launches.length) {
-    facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host });
+    facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host, suggest: sug });
     if (launches.length > 1) facts.gridDetail += ` (first of ${launches.length} launches)`;
+    if (sug && launches.length > 1) suggestLaunches(k, launches, m, host, ctx, sug);
   }
-  const firstConfig = bindAutotune(k, m, b, notes);
+  const firstConfig = bindAutotune(k, m, b, notes, sug);
   bindGlobals(m, b);
   bindDefaults(k, m, b);
   bindHeuristics(k, m, b);
@@ -137,12 +147,26 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
     body: r.body,
     units,
     bindings: b.toRecord(),
+    ...(sug?.size ? { suggestions: sug.toRecord() } : {}),
     footprints: missing.length ? [] : footprints,
     compulsoryNote,
     assumptions,
     diagnostics: [...notes.diagnostics, ...r.diagnostics],
     needed: r.needed,
   };
+}
+
+/** The values the other launch sites of a kernel give (the first one binds). */
+function suggestLaunches(k: FnInfo, launches: Launch[], m: ModuleInfo, host: HostEnv, ctx: FrontendContext, sug: Suggestions): void {
+  ctx.budget.optional(OTHER_LAUNCH_STEPS, () => {
+    for (const [i, l] of launches.slice(1, 1 + MAX_OTHER_LAUNCHES).entries()) {
+      const other = new BindingSet();
+      bindLaunch(k, l, m, other, ctx.budget, { host });
+      for (const [name, x] of Object.entries(other.toRecord())) {
+        sug.add(name, x.value, x.source, x.source === 'launch' ? `launch at line ${l.line} (${i + 2} of ${launches.length})` : x.detail);
+      }
+    }
+  });
 }
 
 function syntaxErrors(tree: Tree): Diagnostic[] {

@@ -14,7 +14,9 @@
  *
  * Every value taken from a call site or a benchmark leaves its origin in a
  * trail (shown as the binding's detail), and call sites that disagree with
- * the one taken leave a note (shown as an assumption). Never throws.
+ * the one taken leave a note (shown as an assumption). The call site and the
+ * benchmark row taken are choices: `alternatives` evaluates an expression
+ * under the others too (the values the editor suggests). Never throws.
  */
 import type { Node } from 'web-tree-sitter';
 import type { Budget } from '../../budget';
@@ -37,6 +39,22 @@ export interface Frame {
   callers: boolean;
 }
 
+/** A choice the host reading made: which call site of a function, which row of a benchmark. */
+interface ChoicePoint {
+  /** One label per alternative (`matmul(a, b) at line 434`, `benchmark x_vals[3] = 512 (line 409)`). */
+  labels: string[];
+  /** The alternative taken by default. */
+  chosen: number;
+}
+type Points = Map<string, ChoicePoint>;
+
+function mergePoints(into: Points | undefined, from: Points): void {
+  if (into) for (const [k, v] of from) if (!into.has(k)) into.set(k, v);
+}
+
+/** Alternatives of one choice point that are tried (benchmark rows, call sites). */
+const MAX_ALTERNATIVES = 64;
+
 interface Assign {
   rhs: Node;
   index?: number;
@@ -57,7 +75,11 @@ export class HostEnv {
   /** Call sites that disagree with the one taken, per function. */
   readonly conflicts = new Map<string, string>();
   private readonly assigns = new Map<number, Map<string, Assign[]>>();
-  private readonly memo = new Map<string, { v: HostValue | undefined; trail: string[] }>();
+  private readonly memo = new Map<string, { v: HostValue | undefined; trail: string[]; points: Points }>();
+  /** Collects the choice points the current evaluation depends on. */
+  private collect: Points | undefined;
+  /** While `alternatives` runs: the alternative to take per choice point. */
+  private picks: Map<string, number> | undefined;
   private readonly active = new Set<string>();
   private callerDepth = 0;
 
@@ -253,12 +275,16 @@ export class HostEnv {
     const hit = this.memo.get(key);
     if (hit) {
       this.trail.push(...hit.trail);
+      mergePoints(this.collect, hit.points);
       return hit.v;
     }
     if (this.active.has(key) || this.callerDepth >= MAX_CALLER_DEPTH) return undefined;
     this.active.add(key);
     this.callerDepth++;
     const saved = this.trail;
+    const savedCollect = this.collect;
+    const points: Points = new Map();
+    this.collect = points;
     let result: { v: HostValue | undefined; trail: string[] } = { v: undefined, trail: [] };
     try {
       const bench = this.benchmarkValue(fn, p);
@@ -266,8 +292,13 @@ export class HostEnv {
       else {
         const sites = (this.m.hostCalls.get(fn.name) ?? []).filter((c) => !within(c, fn.node)).slice(0, MAX_CALL_SITES);
         const idx = fn.params.findIndex((q) => q.name === p);
-        const found: { v: HostValue; line: number; trail: string[] }[] = [];
-        for (const c of sites) {
+        const siteKey = `${fn.name}#site`;
+        const pick = this.picks?.get(siteKey);
+        const found: { v: HostValue; line: number; trail: string[]; points: Points; index: number }[] = [];
+        for (const [i, c] of sites.entries()) {
+          if (pick !== undefined && i !== pick) continue;
+          const sitePoints: Points = new Map();
+          this.collect = sitePoints;
           const { pos, kw } = callArgs(c);
           const splat = pos.findIndex((x) => x.type === 'list_splat' || x.type === 'dictionary_splat');
           const node = kw.get(p) ?? (idx >= 0 && idx < pos.length && (splat < 0 || idx < splat) ? pos[idx] : undefined);
@@ -278,12 +309,16 @@ export class HostEnv {
             const d = fn.params[idx]?.default;
             v = d ? hostEval(d, this.scopeAt({ fn: undefined, scope: this.root, callers: false }, line(d))) : undefined;
           }
-          if (v && informative(v)) found.push({ v, line: line(c), trail: [`${shorten(c.text, 40)} at line ${line(c)}`, ...this.trail] });
+          if (v && informative(v)) found.push({ v, line: line(c), trail: [`${shorten(c.text, 40)} at line ${line(c)}`, ...this.trail], points: sitePoints, index: i });
         }
+        this.collect = points;
         if (found.length) {
           result = { v: found[0].v, trail: found[0].trail };
+          // The value depends on the choices made under the site taken, and on the site itself.
+          mergePoints(points, found[0].points);
+          if (sites.length > 1 && !points.has(siteKey)) points.set(siteKey, { labels: sites.map((c) => `${shorten(c.text, 40)} at line ${line(c)}`), chosen: found[0].index });
           const differ = found.slice(1).filter((f) => !sameValue(f.v, found[0].v));
-          if (differ.length)
+          if (differ.length && pick === undefined)
             this.conflicts.set(
               fn.name,
               `\`${fn.name}\` is called ${found.length} times with values the analysis can read; the first (line ${found[0].line}) is taken, line${differ.length > 1 ? 's' : ''} ${differ.map((f) => f.line).join(', ')} differ${differ.length > 1 ? '' : 's'}`,
@@ -292,12 +327,58 @@ export class HostEnv {
       }
     } finally {
       this.trail = saved;
+      this.collect = savedCollect;
       this.active.delete(key);
       this.callerDepth--;
     }
-    this.memo.set(key, result);
+    this.memo.set(key, { ...result, points });
     this.trail.push(...result.trail);
+    mergePoints(this.collect, points);
     return result.v;
+  }
+
+  /**
+   * What an expression evaluates to under the other choices the host reading
+   * made for it: another call site of a launcher, another row of a
+   * benchmark's x_vals — breadth first, so the choices met only under an
+   * alternative (the rows of a benchmark that calls the launcher from its
+   * third call site) are tried too; at most `max` evaluations. Each value
+   * comes with its trail. The default evaluation's value is not repeated.
+   */
+  alternatives<T>(run: () => T | undefined, max: number): { value: T; trail: string[] }[] {
+    if (this.picks) return [];
+    const memo = [...this.memo];
+    const conflicts = [...this.conflicts];
+    const saved = { trail: this.trail, collect: this.collect };
+    const out: { value: T; trail: string[] }[] = [];
+    const queue: Map<string, number>[] = [new Map()];
+    try {
+      for (let runs = 0; runs < max && queue.length > 0 && !this.budget.spent(); runs++) {
+        const picks = queue.shift()!;
+        const points: Points = new Map();
+        this.memo.clear();
+        this.picks = picks;
+        this.collect = points;
+        this.trail = [];
+        const v = run();
+        if (picks.size > 0 && v !== undefined) out.push({ value: v, trail: [...new Set(this.trail)] });
+        for (const [key, pt] of points) {
+          if (picks.has(key)) continue;
+          pt.labels.slice(0, MAX_ALTERNATIVES).forEach((_, i) => {
+            if (i !== pt.chosen && queue.length < 4 * max) queue.push(new Map(picks).set(key, i));
+          });
+        }
+      }
+    } finally {
+      this.memo.clear();
+      for (const [k, v] of memo) this.memo.set(k, v);
+      this.conflicts.clear();
+      for (const [k, v] of conflicts) this.conflicts.set(k, v);
+      this.picks = undefined;
+      this.trail = saved.trail;
+      this.collect = saved.collect;
+    }
+    return out;
   }
 
   /** `@triton.testing.perf_report(configs)`: the parameter's value in the largest x_vals entry of the first Benchmark. */
@@ -326,11 +407,21 @@ export class HostEnv {
         vals.forEach((v, i) => {
           if (size(v) > size(vals[best])) best = i;
         });
-        const item = vals[best];
-        const v = item.tuple ? item.tuple[j] : item;
+        const valueAt = (i: number): HostValue | undefined => (vals[i].tuple ? vals[i].tuple![j] : vals[i]);
+        const shownAt = (i: number): string => {
+          const e = valueAt(i)?.expr;
+          const x = e ? evaluate(e, new Map()) : undefined;
+          return x !== undefined ? ` = ${x}` : '';
+        };
+        // Every row is a choice (one key per benchmarked function: its parameters take the same row).
+        const key = `${fn.name}#bench`;
+        const pick = this.picks?.get(key);
+        if (vals.length > 1) this.collect?.set(key, { labels: vals.map((_, i) => `benchmark x_vals[${i}]${shownAt(i)} (line ${at})`), chosen: best });
+        const row = pick !== undefined && pick < vals.length ? pick : best;
+        const v = valueAt(row);
         if (!v?.expr) return undefined;
-        const shown = evaluate(v.expr, new Map());
-        return { v, detail: `benchmark x_vals[${best}]${shown !== undefined ? ` = ${shown}` : ''} (the largest of ${vals.length}, line ${at})` };
+        const why = row === best ? `the largest of ${vals.length}` : `row ${row + 1} of ${vals.length}`;
+        return { v, detail: `benchmark x_vals[${row}]${shownAt(row)} (${why}, line ${at})` };
       }
       const args = hostEval(kw.get('args'), this.scopeAt(module, at))?.dict?.get(p);
       if (args && informative(args)) return { v: args, detail: `benchmark args (line ${at})` };

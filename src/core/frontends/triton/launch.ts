@@ -6,7 +6,7 @@
  * (`nargs["a_desc"].block_shape = [BLOCK_M, BLOCK_K]`).
  */
 import type { Node } from 'web-tree-sitter';
-import type { BindingSet } from '../../bindings';
+import type { BindingSet, Suggestions } from '../../bindings';
 import type { Budget } from '../../budget';
 import type { Dtype } from '../../gpus/types';
 import { evaluate, sym, type Expr } from '../../sym/expr';
@@ -37,7 +37,14 @@ export interface LaunchFrame {
   args?: Map<string, HostValue>;
   /** Shown in the bindings' detail (`pipeline \`forward\``). */
   label?: string;
+  /** Collects the values the host code gives an argument under its other call sites and benchmark rows. */
+  suggest?: Suggestions;
 }
+
+/** Evaluations of one argument under the host code's other choices (call sites, benchmark rows). */
+const MAX_HOST_ALTERNATIVES = 40;
+/** Steps the suggestions of one argument may take (not taken from the kernel's budget). */
+const SUGGEST_STEPS = 20_000;
 
 /** Reads a launch: argument values and dtypes, meta-parameters, and the grid in kernel-symbol space. */
 export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, budget: Budget, lf?: LaunchFrame): LaunchFacts {
@@ -87,6 +94,7 @@ export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, b
       }
     }
     if (!hv) continue;
+    if (source === 'host' && lf?.suggest && callerScope && !hv.tensor) suggestHost(pname, node, callerScope, host, b, budget, lf.suggest);
     if (hv.tensor) {
       // A tensor argument: its dtype is the pointer's element type — never a value of the parameter.
       if (hv.dtype) {
@@ -133,6 +141,16 @@ export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, b
   return facts;
 }
 
+/** The values an argument takes under the host code's other call sites and benchmark rows. */
+function suggestHost(pname: string, node: Node, scope: HostScope, host: HostEnv, b: BindingSet, budget: Budget, sug: Suggestions): void {
+  const scalar = (hv: HostValue | undefined): number | boolean | string | undefined => {
+    if (!hv || hv.tensor || hv.dtype) return undefined;
+    if (hv.expr) return evaluate(hv.expr, b.env());
+    return hv.bool ?? hv.str;
+  };
+  const alts = budget.optional(SUGGEST_STEPS, () => host.alternatives(() => scalar(hostEval(node, scope)), MAX_HOST_ALTERNATIVES)).value;
+  for (const a of alts) if (a.trail.length) sug.add(pname, a.value, 'host', `host: ${a.trail.join(' ← ')}`);
+}
 
 /**
  * Descriptor block shapes set by an autotune pre-hook of the first config:
