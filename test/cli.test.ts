@@ -68,6 +68,20 @@ describe('CLI', () => {
     assert.equal(k.bindingSources.n_cols.source, 'user');
   });
 
+  it('a --set that no kernel uses is a warning in every format; a used one is not', async () => {
+    const args = ['analyze', path.join(FIX, 'softmax.py'), '--set', 'BLOCK_SIZE=512', '--set', 'BLOK_SIZE=256'];
+    const doc = JSON.parse((await run([...args, '--format', 'json'])).out);
+    assert.deepEqual(doc.diagnostics.map((d: { code: string }) => d.code), ['unusedSet']);
+    assert.match(doc.diagnostics[0].message, /BLOK_SIZE/);
+    assert.doesNotMatch(doc.diagnostics[0].message, /BLOCK_SIZE/);
+    assert.match((await run(args)).out, /warning: --set BLOK_SIZE: no kernel/);
+    assert.match((await run([...args, '--format', 'markdown'])).out, /\*\*warning\*\*: --set BLOK_SIZE/);
+    const sarif = JSON.parse((await run([...args, '--format', 'sarif'])).out);
+    assert.ok(sarif.runs[0].invocations[0].toolExecutionNotifications.some((n: { descriptor: { id: string } }) => n.descriptor.id === 'unusedSet'));
+    const clean = JSON.parse((await run(['analyze', path.join(FIX, 'softmax.py'), '--set', 'BLOCK_SIZE=512', '--format', 'json'])).out);
+    assert.equal(clean.diagnostics, undefined);
+  });
+
   it('text and Markdown formats show each kernel', async () => {
     const text = (await run(['analyze', path.join(FIX, 'vector_add.py')])).out;
     assert.match(text, /add_kernel/);

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeFile, assertSane, check, fixtures } from './check';
+import { findGpu } from '../src/core/gpus/catalog';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'cuda');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -225,5 +226,251 @@ describe('CUDA counting rules', () => {
     assert.deepEqual(k.unbound, ['trips_L3']);
     assert.equal(k.perUnit.flops, null);
     assert.equal(kernel(await analyzeFile(file, { set: { 'blockDim.x': 32, trips_L3: 10 } }), 'until').perUnit.flops, 320);
+  });
+});
+
+describe('CUDA structs, references, __CUDA_ARCH__, textures (issue 13: P8, P9, N2, N5)', () => {
+  it('`__CUDA_ARCH__` follows the GPU: H100 → the sm_90 branch, V100 → the #else, --set overrides, an AMD GPU warns', async () => {
+    const f = fixture('cuda_arch.cu');
+    const flops = async (opts: Parameters<typeof analyzeFile>[1]) => kernel(await analyzeFile(f, opts), 'axpb').perUnit.flops;
+    // sm_90: fmaf (2), the product, the add, expf, the subtraction = 6, then × 0.5f = 7 per thread.
+    assert.equal(await flops({ gpu: findGpu('h100-sxm')! }), 128 * 7);
+    // sm_70: a · v, then × 0.5f = 2 per thread.
+    assert.equal(await flops({ gpu: findGpu('v100')! }), 128 * 2);
+    assert.equal(await flops({ gpu: findGpu('h100-sxm')!, set: { n: 1048576, __CUDA_ARCH__: 750 } }), 128 * 2);
+    const amd = await analyzeFile(f, { gpu: findGpu('mi300x')! });
+    const warn = amd.diagnostics.find((d) => d.code === 'cudaArchUnknown');
+    assert.ok(warn && warn.severity === 'warning', JSON.stringify(amd.diagnostics));
+    assert.match(warn.message, /--set __CUDA_ARCH__=/);
+    // Not silently empty: the first branch is read (and `#ifdef __CUDA_ARCH__` is defined).
+    assert.equal(kernel(amd, 'axpb').perUnit.flops, 128 * 7);
+  });
+
+  it('`#ifdef __CUDA_ARCH__` is the device pass: defined even without a value; `#ifndef` code is host-only', async () => {
+    const file = tempKernel(
+      'devpass.cu',
+      [
+        '__global__ void k(float* y, const float* x) {',
+        '#ifndef __CUDA_ARCH__',
+        '  y[threadIdx.x] = 0.0f;',
+        '#else',
+        '  y[threadIdx.x] = x[threadIdx.x] * 3.0f;',
+        '#endif',
+        '}',
+      ].join('\n'),
+    );
+    for (const gpu of ['h100-sxm', 'mi300x']) {
+      const k = kernel(await analyzeFile(file, { gpu: findGpu(gpu)!, set: { 'blockDim.x': 64 } }), 'k');
+      assert.deepEqual(k.perUnit, { flops: 64, loadBytes: 256, storeBytes: 256 }, gpu);
+    }
+  });
+
+  it('struct layouts: padding, alignas, unions, nested and template structs give sizeof as nvcc does', async () => {
+    const file = tempKernel(
+      'layouts.cu',
+      [
+        'struct A { char c; double d; int i; };            // 1 + 7 pad + 8 + 4 + 4 pad = 24',
+        'struct alignas(32) B { float x; };                // 32',
+        'union U { float4 v; float f[4]; char c; };        // 16',
+        'struct N { A a; short s; };                       // 24 + 2 + 6 pad = 32',
+        'template <typename T> struct P { T lo; T hi; };',
+        'struct H { half h; half2 g; };                    // 2 + 2 pad + 4 = 8',
+        'struct D : A { float e; };                        // base 24, then e at 24: 28 → 32',
+        '__global__ void k(A* a, B* b, U* u, N* n, P<double>* p, H* h, D* d) {',
+        '  int i = threadIdx.x;',
+        '  a[i] = a[i + 1]; b[i] = b[i + 1]; u[i] = u[i + 1]; n[i] = n[i + 1]; p[i] = p[i + 1]; h[i] = h[i + 1]; d[i] = d[i + 1];',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 1 } }), 'k');
+    const sizes = 24 + 32 + 16 + 32 + 16 + 8 + 32;
+    assert.deepEqual(k.perUnit, { flops: 0, loadBytes: sizes, storeBytes: sizes });
+    assert.equal(k.complete, true);
+  });
+
+  it('a struct with a member type from a header: whole-struct accesses are said, the kernel is incomplete', async () => {
+    const file = tempKernel(
+      'opaque.cu',
+      [
+        '#include "vec.h"',
+        'struct Body { Vec3 pos; float m; };',
+        '__global__ void k(Body* b, Body* out, float* m) {',
+        '  int i = threadIdx.x;',
+        '  m[i] = b[i].m * 2.0f;',
+        '  out[i] = b[i];',
+        '}',
+      ].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 32 } });
+    const k = kernel(r, 'k');
+    assert.equal(k.complete, false);
+    assert.deepEqual(k.incompleteReasons, ['structLayoutUnknown']);
+    assert.ok(r.diagnostics.some((d) => d.code === 'structLayoutUnknown' && d.message.includes('Vec3')), JSON.stringify(r.diagnostics));
+    // The member `m` is still a 4-byte float read: 32 × 4 B, and its product is a FLOP.
+    assert.equal(k.perUnit.flops, 32);
+  });
+
+  it('an element type from a header: member stores are said, not dropped in silence', async () => {
+    const file = tempKernel(
+      'vertex.cu',
+      ['#include "shapes.h"', '__global__ void k(Vertex* v, float t) {', '  int i = threadIdx.x;', '  v[i].position.x = t * 2.0f;', '}'].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 32 } });
+    const k = kernel(r, 'k');
+    assert.equal(k.complete, false);
+    assert.ok(r.diagnostics.some((d) => d.code === 'structLayoutUnknown' && d.message.includes('`Vertex`')), JSON.stringify(r.diagnostics));
+  });
+
+  it('a pointer whose target is not followed: its load and store are said (complete: false), never silently 0', async () => {
+    const file = tempKernel(
+      'lost.cu',
+      [
+        'struct Opaque;',
+        '__device__ float* pick(float** table, int k);',
+        '__global__ void k(float** rows, float* out) {',
+        '  float* r = rows[blockIdx.x];      // a pointer read from memory: global, offset unknown',
+        '  out[threadIdx.x] = r[threadIdx.x] * 2.0f;',
+        '  float* q = (float*)0;',
+        '  q[threadIdx.x] = 1.0f;',
+        '}',
+      ].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 32 } });
+    const k = kernel(r, 'k');
+    // rows[b] (8 B, by every thread) and r[t] (4 B) are loads; out[t] is a store.
+    assert.equal(k.perUnit.loadBytes, 32 * (8 + 4));
+    assert.equal(k.perUnit.storeBytes, 32 * 4);
+    assert.ok(r.diagnostics.some((d) => d.code === 'unattributedStore'), JSON.stringify(r.diagnostics));
+    assert.equal(k.complete, false);
+  });
+
+  it('cp.async through a macro defined in the file: one global load and one shared store per copy, the shared reads after it are shared', async () => {
+    const file = tempKernel(
+      'cpasync.cu',
+      [
+        '#define CP_ASYNC_CG(dst, src, bytes) asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], %2;\\n" ::"r"(dst), "l"(src), "n"(bytes))',
+        '#define CP_ASYNC_COMMIT_GROUP() asm volatile("cp.async.commit_group;\\n" ::)',
+        '__global__ void stage(const float* x, float* y) {',
+        '  __shared__ float s[128 * 4];',
+        '  int t = threadIdx.x;',
+        '  unsigned int dst = __cvta_generic_to_shared(&s[t * 4]);',
+        '  CP_ASYNC_CG(dst, &x[blockIdx.x * 512 + t * 4], 16);',
+        '  CP_ASYNC_COMMIT_GROUP();',
+        '  __syncthreads();',
+        '  y[blockIdx.x * 128 + t] = s[t * 4] + s[t * 4 + 1];',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 128 } }), 'stage');
+    assert.equal(k.perUnit.loadBytes, 128 * 16, 'the copy is a global load, counted once');
+    assert.equal(k.perUnit.storeBytes, 128 * 4);
+    assert.equal(k.perUnit.sharedBytes, 128 * 16 + 128 * 8, 'the copy’s shared store and the two shared reads');
+    assert.equal(k.perUnit.flops, 128);
+    assert.equal(k.complete, true);
+  });
+
+  it('an out-of-range test (`if (x >= n) valid = false;`) is false on the interior path, so the guarded store counts', async () => {
+    const file = tempKernel(
+      'valid.cu',
+      [
+        '__global__ void k(float* out, const float* in, int nx, int ny) {',
+        '  int x = blockIdx.x * blockDim.x + threadIdx.x;',
+        '  int y = blockIdx.y * blockDim.y + threadIdx.y;',
+        '  bool valid = true;',
+        '  if (x >= nx || y >= ny) valid = false;',
+        '  float v = 0.0f;',
+        '  if (x >= nx) { v = 1.0f; } else { v = in[y * nx + x] * 2.0f; }',
+        '  if (valid) out[y * nx + x] = v;',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 16, 'blockDim.y': 16 } }), 'k');
+    // The else arm of `x >= nx` (in range) runs: a load and a product; `valid` stays true: the store counts.
+    assert.deepEqual(k.perUnit, { flops: 256, loadBytes: 1024, storeBytes: 1024 });
+  });
+
+  it('conversions written as calls: `uint(x)`, and `(T)(x)` with T a typedef from a header, are casts, not unknown calls', async () => {
+    const file = tempKernel(
+      'casts.cu',
+      [
+        '#include "types.h"',
+        '__global__ void k(unsigned int* out, const float* a, float* b) {',
+        '  int i = threadIdx.x;',
+        '  out[i] = uint(a[i] * 255.0f);',
+        '  b[i] = (floatX)(a[i] + 1.0f);',
+        '}',
+      ].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 32 } });
+    const k = kernel(r, 'k');
+    assert.ok(!r.diagnostics.some((d) => d.code === 'unknownCall'), JSON.stringify(r.diagnostics));
+    assert.deepEqual(k.perUnit, { flops: 64, loadBytes: 256, storeBytes: 256 });
+    assert.equal(k.complete, true);
+  });
+
+  it('memcpy_async: per thread (`cuda::memcpy_async`) or once per group (`cg::memcpy_async`), a global load and a shared store', async () => {
+    const file = tempKernel(
+      'memcpy_async.cu',
+      [
+        '#include <cooperative_groups.h>',
+        '#include <cuda/pipeline>',
+        'namespace cg = cooperative_groups;',
+        '__global__ void stage(const float4* x, float* out) {',
+        '  __shared__ float4 a[256];',
+        '  __shared__ float b[256];',
+        '  auto block = cg::this_thread_block();',
+        '  auto warp = cg::tiled_partition<32>(block);',
+        '  auto pipe = cuda::make_pipeline();',
+        '  const auto shape = cuda::aligned_size_t<alignof(float4)>(sizeof(float4));',
+        '  pipe.producer_acquire();',
+        '  cuda::memcpy_async(&a[threadIdx.x], &x[blockIdx.x * 256 + threadIdx.x], shape, pipe);',
+        '  pipe.producer_commit();',
+        '  cg::memcpy_async(warp, &b[warp.meta_group_rank() * 32], (const float*)x + blockIdx.x * 256, cuda::aligned_size_t<16>{32 * sizeof(float)});',
+        '  cg::wait(block);',
+        '  out[blockIdx.x * 256 + threadIdx.x] = a[threadIdx.x].x + b[threadIdx.x];',
+        '}',
+      ].join('\n'),
+    );
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 256 } });
+    const k = kernel(r, 'stage');
+    // 256 threads × 16 B, then 8 warps × 128 B (one copy per warp).
+    assert.equal(k.perUnit.loadBytes, 256 * 16 + 8 * 128);
+    assert.equal(k.perUnit.storeBytes, 256 * 4);
+    assert.equal(k.complete, true, JSON.stringify(r.diagnostics));
+  });
+
+  it('cg::reduce with a combine function of the file: size − 1 applications per tile; a struct changed in a loop is not a constant after it', async () => {
+    const file = tempKernel(
+      'cgreduce.cu',
+      [
+        '#include <cooperative_groups.h>',
+        'namespace cg = cooperative_groups;',
+        'struct MaxSum { float m; float s; };',
+        '__device__ MaxSum combine(MaxSum a, MaxSum b) {',
+        '  MaxSum r;',
+        '  r.m = fmaxf(a.m, b.m);',
+        '  r.s = a.s * expf(a.m - r.m) + b.s * expf(b.m - r.m);',
+        '  return r;',
+        '}',
+        '__global__ void k(float* out, const float* x, int C) {',
+        '  cg::thread_block block = cg::this_thread_block();',
+        '  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);',
+        '  MaxSum acc;',
+        '  acc.m = -INFINITY;',
+        '  acc.s = 0.0f;',
+        '  for (int i = warp.thread_rank(); i < C; i += 32) {',
+        '    MaxSum one = { x[i], 1.0f };',
+        '    acc = combine(acc, one);',
+        '  }',
+        '  MaxSum all = cg::reduce(warp, acc, combine);',
+        '  out[threadIdx.x] = all.s;',
+        '}',
+      ].join('\n'),
+    );
+    const k = kernel(await analyzeFile(file, { set: { 'blockDim.x': 64, C: 1024 } }), 'k');
+    // combine: 2 subtractions, 2 expf, 2 products, 1 add = 7 FLOPs (fmaxf is free).
+    // Loop: 64 threads × cdiv(1024, 32) = 32 trips × 7; reduce: 2 warps × 31 × 7 (acc is not the constant it started as).
+    assert.equal(k.perUnit.flops, 64 * 32 * 7 + 2 * 31 * 7);
+    assert.equal(k.perUnit.specialOps, 64 * 32 * 2 + 2 * 31 * 2);
   });
 });

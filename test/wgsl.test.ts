@@ -9,6 +9,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeSource } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
+import { ANALYSIS_OPTIONS, readAnalysisSettings } from '../src/cli/analyze';
+import { parseOptions, readDtypes } from '../src/cli/args';
+import { foldBuiltin } from '../src/core/frontends/wgsl/arith';
+import { texelBytes } from '../src/core/frontends/wgsl/texels';
+import { readSettings, type RawSettings } from '../src/extension/settings';
 import { lexJs } from '../src/core/frontends/wgsl/jsLexer';
 import { assertSane, analyzeFile, check, fixtures, loadParsers } from './check';
 
@@ -112,6 +117,54 @@ describe('WGSL frontend', () => {
       assert.ok(!half.assumptions.some((a) => a.includes('assumed rgba8unorm')));
     });
 
+    it('--dtype takes a WGSL texel format for a texture (its bytes per texel)', async () => {
+      const f = path.join(FIXTURES, 'blur_texture.wgsl');
+      const half = (await analyzeFile(f, { texels: { srcTex: 'rgba16float' } })).kernels[0];
+      assert.equal(half.perUnit.loadBytes, 324 * 8);
+      assert.ok(!half.assumptions.some((a) => a.includes('assumed rgba8unorm')));
+      const r8 = (await analyzeFile(f, { texels: { srcTex: 'r8unorm' } })).kernels[0];
+      assert.equal(r8.perUnit.loadBytes, 324 * 1);
+      const wide = (await analyzeFile(f, { texels: { srcTex: 'RGBA32Float', dstTex: 'rgb10a2unorm' } })).kernels[0];
+      assert.equal(wide.perUnit.loadBytes, 324 * 16);
+      assert.equal(wide.perUnit.storeBytes, 256 * 4);
+    });
+
+    // The WGSL specification's texel formats (storage textures, texture_formats_tier1 included), bytes per texel.
+    const SPEC_FORMATS: Record<string, number> = {
+      rgba8unorm: 4, rgba8snorm: 4, rgba8uint: 4, rgba8sint: 4, bgra8unorm: 4,
+      rgba16unorm: 8, rgba16snorm: 8, rgba16uint: 8, rgba16sint: 8, rgba16float: 8,
+      rg8unorm: 2, rg8snorm: 2, rg8uint: 2, rg8sint: 2,
+      rg16unorm: 4, rg16snorm: 4, rg16uint: 4, rg16sint: 4, rg16float: 4,
+      r32uint: 4, r32sint: 4, r32float: 4, rg32uint: 8, rg32sint: 8, rg32float: 8,
+      rgba32uint: 16, rgba32sint: 16, rgba32float: 16,
+      r8unorm: 1, r8snorm: 1, r8uint: 1, r8sint: 1,
+      r16unorm: 2, r16snorm: 2, r16uint: 2, r16sint: 2, r16float: 2,
+      rgb10a2unorm: 4, rgb10a2uint: 4, rg11b10ufloat: 4,
+    };
+
+    it('every WGSL texel format has its bytes per texel', () => {
+      for (const [f, b] of Object.entries(SPEC_FORMATS)) assert.equal(texelBytes(f), b, f);
+      assert.equal(texelBytes('rgba9unorm'), undefined);
+    });
+
+    it('--dtype and rooflineLens.dtypes accept every WGSL texel format name', () => {
+      const names = Object.keys(SPEC_FORMATS);
+      const cli = readDtypes([...names.map((f) => `tex_${f}=${f}`), 'a_ptr=fp16', 'inputTex=RGBA8Unorm']);
+      assert.deepEqual(cli.dtypes, { a_ptr: 'fp16' });
+      for (const f of names) assert.equal(cli.texels[`tex_${f}`], f);
+      assert.equal(cli.texels.inputTex, 'rgba8unorm');
+      assert.throws(() => readDtypes(['tex=rgba9unorm']), /texel format/);
+      const p = parseOptions(['--dtype', 'inputTex=rgba16float', '--dtype', 'x=fp16'], ANALYSIS_OPTIONS);
+      assert.deepEqual(readAnalysisSettings(p).user.texels, { inputTex: 'rgba16float' });
+      const raw: RawSettings = { gpu: undefined, customGpus: undefined, bindings: undefined, kernelLenses: undefined, loopLenses: undefined, diagnostics: undefined,
+        dtypes: { inputTex: 'rgba8unorm', outTex: 'rg11b10ufloat', a_ptr: 'bf16', bad: 'rgba9unorm' } };
+      const s = readSettings(raw);
+      assert.deepEqual(s.dtypes, { a_ptr: 'bf16' });
+      assert.deepEqual(s.texels, { inputTex: 'rgba8unorm', outTex: 'rg11b10ufloat' });
+      assert.equal(s.errors.length, 1);
+      assert.match(s.errors[0], /rooflineLens\.dtypes\["bad"\]: unknown element type/);
+    });
+
     it('the dispatch found in the host file is a launch binding; --grid overrides it', async () => {
       const f = path.join(FIXTURES, 'embedded_compute.ts');
       const found = (await analyzeFile(f)).kernels.find((k) => k.name === 'saxpy')!;
@@ -120,6 +173,109 @@ describe('WGSL frontend', () => {
       const given = (await analyzeFile(f, { grid: [10] })).kernels.find((k) => k.name === 'saxpy')!;
       assert.equal(given.units, 10);
       assert.equal(given.bindingSources['num_workgroups.x'].source, 'user');
+    });
+  });
+
+  describe('textures the analysis cannot follow (N3)', () => {
+    it('are a warning that costs completeness, never a silent 0', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const src = [
+        '@group(0) @binding(0) var<storage, read_write> out: array<vec4f>;',
+        '@compute @workgroup_size(64)',
+        'fn sample_missing(@builtin(global_invocation_id) gid: vec3u) {',
+        '  out[gid.x] = textureLoad(notDeclared, vec2u(gid.x, 0u), 0);',
+        '}',
+        '',
+      ].join('\n');
+      const r = analyzeSource(src, parsers, { gpu, path: 'n3/missing.wgsl' });
+      assert.ok(r.diagnostics.some((d) => d.code === 'unknownTexture' && d.severity === 'warning' && d.line === 4), JSON.stringify(r.diagnostics));
+      const k = r.kernels[0];
+      assert.equal(k.complete, false);
+      assert.ok(k.incompleteReasons?.includes('unknownTexture'), JSON.stringify(k.incompleteReasons));
+    });
+  });
+
+  describe('builtins on constants (N4)', () => {
+    it('fold by the WGSL definitions on 32-bit integers', () => {
+      const cases: [string, number[], 'u32' | 'i32' | 'ai' | 'f32', number | undefined][] = [
+        ['firstTrailingBit', [256], 'u32', 8],
+        ['firstTrailingBit', [0], 'u32', 0xffffffff],
+        ['firstTrailingBit', [0], 'i32', -1],
+        ['firstLeadingBit', [256], 'u32', 8],
+        ['firstLeadingBit', [-1], 'i32', -1],
+        ['firstLeadingBit', [-8], 'i32', 2],
+        ['countOneBits', [0x2c], 'u32', 3],
+        ['countOneBits', [-1], 'i32', 32],
+        ['countLeadingZeros', [1], 'u32', 31],
+        ['countTrailingZeros', [0], 'u32', 32],
+        ['reverseBits', [1], 'u32', 0x80000000],
+        ['reverseBits', [1], 'i32', -0x80000000],
+        ['extractBits', [0xabcd, 4, 4], 'u32', 0xc],
+        ['extractBits', [0xf0, 4, 4], 'i32', -1],
+        ['insertBits', [0xffff, 0, 4, 8], 'u32', 0xf00f],
+        ['min', [7, 3], 'u32', 3],
+        ['max', [7, 3], 'i32', 7],
+        ['clamp', [9, 1, 8], 'u32', 8],
+        ['select', [1, 2, 0], 'u32', 1],
+        ['select', [1, 2, 1], 'u32', 2],
+        ['abs', [-2], 'i32', 2],
+        ['round', [2.5], 'f32', 2],
+        ['round', [3.5], 'f32', 4],
+        ['log2', [1024], 'f32', 10],
+        ['log2', [1024], 'u32', undefined],
+        ['countOneBits', [1.5], 'f32', undefined],
+        ['sin', [1], 'f32', undefined],
+      ];
+      for (const [name, xs, kind, want] of cases) assert.equal(foldBuiltin(name, xs, kind), want, `${name}(${xs.join(', ')}) on ${kind}`);
+    });
+
+    it('an unknown loop bound is reported once, and not at all once it is bound', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const src = [
+        '@group(0) @binding(0) var<storage, read_write> data: array<f32>;',
+        '@compute @workgroup_size(64)',
+        'fn twice(@builtin(local_invocation_id) lid: vec3u) {',
+        '  let n = u32(data[0]);',
+        '  for (var i = 0u; i < n; i++) {',
+        '    data[lid.x] = data[lid.x] * 2.0;',
+        '  }',
+        '}',
+        '',
+      ].join('\n');
+      const loopDiags = (r: ReturnType<typeof analyzeSource>) => r.diagnostics.filter((d) => d.code === 'unboundLoop');
+      const free = analyzeSource(src, parsers, { gpu, path: 'once/twice.wgsl' });
+      assert.equal(loopDiags(free).length, 1, JSON.stringify(free.diagnostics));
+      assert.equal(loopDiags(free)[0].line, 5);
+      const bound = analyzeSource(src, parsers, { gpu, path: 'once/twice.wgsl', set: { trips_L5: 4 } });
+      assert.deepEqual(loopDiags(bound), []);
+      assert.equal(bound.kernels[0].perUnit.flops, 4 * 64);
+    });
+  });
+
+  describe('shaders built by host functions (P12)', () => {
+    it('keep the builder\'s parameters as symbols to bind', async () => {
+      const r = await analyzeFile(path.join(FIXTURES, 'shader_from_function.ts'), { set: {} });
+      const byName = Object.fromEntries(r.kernels.map((k) => [k.name, k]));
+      assert.deepEqual(Object.keys(byName).sort(), ['fill', 'relu4', 'scale', 'sum_rows']);
+      assert.deepEqual(byName.sum_rows.unbound, ['cols']);
+      assert.deepEqual(byName.fill.unbound, ['n_param']);
+      assert.equal(byName.scale.bindingSources.wg.source, 'define');
+      const bound = await analyzeFile(path.join(FIXTURES, 'shader_from_function.ts'), { set: { wg: 128, cols: 10, n_param: 16 } });
+      const scale = bound.kernels.find((k) => k.name === 'scale')!;
+      assert.equal(scale.perUnit.flops, 128);
+      assert.equal(bound.kernels.find((k) => k.name === 'sum_rows')!.perUnit.flops, 64 * 10);
+    });
+
+    it('a file of many nested arrow functions is scanned in bounded time', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const src = `const f = ${Array.from({ length: 20000 }, (_, i) => `(a${i}) =>`).join(' ')} 1;\n`;
+      const t0 = Date.now();
+      const r = analyzeSource(src, parsers, { gpu, path: 'arrows/many.js' });
+      assert.ok(Date.now() - t0 < 20000, `took ${Date.now() - t0} ms`);
+      assert.equal(r.kernels.length, 0);
     });
   });
 

@@ -38,17 +38,34 @@ export interface AnalysisSettings {
 /** The GPUs and user bindings of an analysing command. */
 export function readAnalysisSettings(p: ParsedOptions): AnalysisSettings {
   const custom = loadGpuFiles(p.options.get('--gpu-file') ?? []);
+  const { dtypes, texels } = readDtypes(p.options.get('--dtype') ?? []);
   return {
     gpus: selectGpus(list(p, '--gpu'), custom),
-    user: { set: readSets(p.options.get('--set') ?? []), dtypes: readDtypes(p.options.get('--dtype') ?? []), grid: readGrid(last(p, '--grid')) },
+    user: { set: readSets(p.options.get('--set') ?? []), dtypes, ...(Object.keys(texels).length ? { texels } : {}), grid: readGrid(last(p, '--grid')) },
   };
 }
 
-/** A report of the first GPU, with `gpus` when there are more. */
-export function multiReport(gpus: GpuSpec[], files: MultiGpuFile[]): MultiGpuReport {
+/** A report of the first GPU, with `gpus` when there are more; `--set` names that no kernel used are warned about. */
+export function multiReport(gpus: GpuSpec[], files: MultiGpuFile[], user?: UserInputs): MultiGpuReport {
   const r: MultiGpuReport = makeReport(gpus[0], files);
   if (gpus.length > 1) r.gpus = gpus.map((g) => makeReport(g, []).gpu);
+  const unused = user ? unusedSets(user, files) : [];
+  if (unused.length) r.diagnostics = unused.map((name) => say('unusedSet', 1, name));
   return r;
+}
+
+/**
+ * `--set` names that no analysed kernel took as a binding (usually a typo).
+ * Said only when some kernel was analysed: with no kernels, every name is
+ * trivially unused and the files' own diagnostics say why.
+ */
+export function unusedSets(user: UserInputs, files: MultiGpuFile[]): string[] {
+  const kernels = files.flatMap((f) => f.kernels);
+  if (!kernels.length) return [];
+  const used = new Set<string>();
+  for (const k of kernels) for (const name of Object.keys(k.bindings ?? {})) used.add(name);
+  for (const f of files) for (const pl of f.pipelines ?? []) for (const l of pl.launches) for (const name of Object.keys(l.bindings ?? {})) used.add(name);
+  return Object.keys(user.set).filter((name) => !used.has(name));
 }
 
 const ANALYZE_SPEC: OptionSpec = {
@@ -147,14 +164,14 @@ export async function analyzeCommand(argv: string[], parsers: () => Promise<Pars
   const ready = await parsers();
   const { files, profile } = withProfile(analyzeFiles(inputs, ready, settings, sources), p, settings, sources, ready);
   if (format === 'text' || format === 'json') {
-    const report = multiReport(settings.gpus, files);
+    const report = multiReport(settings.gpus, files, settings.user);
     if (profile) report.profile = profile;
     out(format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderText(report));
     return 0;
   }
   const rootOpt = last(p, '--root');
   const root = path.resolve(rootOpt ?? findRepoRoot(process.cwd()) ?? process.cwd());
-  const report = multiReport(settings.gpus, rootRelative(files, root, format === 'sarif'));
+  const report = multiReport(settings.gpus, rootRelative(files, root, format === 'sarif'), settings.user);
   if (profile) report.profile = profile;
   if (format === 'markdown') out(renderMarkdown(report));
   else out(JSON.stringify(renderSarif(report, { tool: { name: 'roofline-lens', version: VERSION, informationUri: TOOL_URI }, levels }), null, 2) + '\n');

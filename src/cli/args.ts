@@ -5,6 +5,7 @@
 import type { BindingValue } from '../core/analyze';
 import { parseBindingValue } from '../core/bindings';
 import { parseDtype } from '../core/frontends/common';
+import { texelFormat } from '../core/frontends/wgsl/texels';
 import type { Dtype } from '../core/gpus/types';
 import { SARIF_LEVELS, type SarifLevel, type SarifLevels } from '../core/report/sarif';
 import type { FailOn } from '../core/report/diff';
@@ -109,15 +110,22 @@ export function readSets(values: string[]): Record<string, BindingValue> {
   return out;
 }
 
-export function readDtypes(values: string[]): Record<string, Dtype> {
-  const out: Record<string, Dtype> = {};
+/** `--dtype NAME=TYPE`: element types, and WGSL texel formats for textures (`--dtype tex=rgba16float`). */
+export function readDtypes(values: string[]): { dtypes: Record<string, Dtype>; texels: Record<string, string> } {
+  const dtypes: Record<string, Dtype> = {};
+  const texels: Record<string, string> = {};
   for (const kv of values) {
     const [name, value] = splitPair(kv, '--dtype', 'NAME=TYPE');
     const d = parseDtype(value);
-    if (!d) throw usageError(`--dtype: unknown type '${value}' (use fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8, int32)`);
-    out[name] = d;
+    const f = d ? undefined : texelFormat(value);
+    if (d) dtypes[name] = d;
+    else if (f) texels[name] = f;
+    else
+      throw usageError(
+        `--dtype: unknown type '${value}' (use fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8, int32, or for a WGSL texture a texel format: rgba8unorm, rgba16float, r32float, …)`,
+      );
   }
-  return out;
+  return { dtypes, texels };
 }
 
 export function readGrid(value: string | undefined): number[] | undefined {

@@ -27,7 +27,8 @@ const USAGE = `usage:
   roofline-lens gpus [--format text|json] [--gpu-file FILE]
 
   --set NAME=VALUE   bind a symbol (constexpr, #define, argument, blockDim.x, tl.num_programs(0), ...)
-  --dtype NAME=TYPE  element type of a pointer / template type / binding (fp32, fp16, bf16, fp8e5m2, ...)
+  --dtype NAME=TYPE  element type of a pointer / template type / binding (fp32, fp16, bf16, fp8e5m2, ...),
+                     or the texel format of a WGSL texture (rgba8unorm, rgba16float, r32float, ...)
   --grid X,Y,Z       number of units (Triton grid, CUDA gridDim, WGSL dispatch)
   --gpu ID[,ID...]   GPUs to use (default ${DEFAULT_GPU_ID}; see 'roofline-lens gpus'); several add a column each
   --gpu-file FILE    custom GPUs: a JSON array (or {"gpus": [...]}) like the rooflineLens.customGpus setting

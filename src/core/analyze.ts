@@ -116,7 +116,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   const budget = new Budget({ hardMs: opts.budgetMs, sliceMs: opts.sliceMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
   let ir: FileIR;
   try {
-    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path });
+    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu });
   } catch (e) {
     report.diagnostics.push(say('internal', 1, `in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
     return report;

@@ -5,7 +5,7 @@
  * another frontend (test/architecture.test.ts).
  */
 import type { Budget } from './budget';
-import type { Dtype } from './gpus/types';
+import type { Dtype, GpuSpec } from './gpus/types';
 import type { FileIR } from './ir';
 import type { Parsers } from './parsers';
 
@@ -40,6 +40,8 @@ export interface FrontendContext {
   pragmas: { name: string; value: BindingValue; line: number }[];
   budget: Budget;
   path?: string;
+  /** The GPU the numbers are for (CUDA: the target architecture of `#if __CUDA_ARCH__ >= …`). */
+  gpu?: GpuSpec;
 }
 
 export type Frontend = (ctx: FrontendContext) => FileIR;

@@ -37,7 +37,6 @@ const bt = (s: string) => '`' + s + '`';
 export const MESSAGES = {
   // ---------------------------------------------------------------- input
   binaryInput: d('warning', () => `file does not look like text (binary bytes): not analysed`),
-  parseFailed: d('error', () => `syntax error: the file could not be parsed; nothing analysed`),
   parserGaveUp: d('warning', (lang: string) => `the ${lang} parser gave up on this file (its time budget): not analysed; try again or split the file`),
   parseError: d('warning', (what: string) => `syntax error: ${what}; counts below cover only what could be read`),
   noKernels: d('info', (lang: string) => `no ${lang} kernels found in this file`),
@@ -48,6 +47,9 @@ export const MESSAGES = {
   interpolation: d('warning', (expr: string) =>
     `embedded WGSL skipped: cannot resolve the interpolation ${bt('${' + expr + '}')} (only consts declared in this file with a literal value are substituted)`),
   unresolvedCode: d('info', (what: string) => `createShaderModule code ${bt(what)} is not a literal in this file: not analysed`),
+  shaderFromName: d('info', (name: string) => `WGSL held in ${bt(name)} is analysed as written (interpolations in it are resolved from this file only)`),
+  interpolationParam: d('info', (expr: string, param: string, symbol: string) =>
+    `the interpolation ${bt('${' + expr + '}')} uses ${bt(param)}, a parameter of the function that builds the shader: kept as the symbol ${bt(symbol)}; bind it with --set ${symbol}=…`),
   shaderFromFunction: d('info', (fn: string) => `WGSL returned by ${bt(fn + '()')} is analysed as written (interpolations in it are resolved from this file only)`),
   skippedElementwise: d('warning', (name: string, decorator: string) =>
     `${bt(name)} is a ${bt('@' + decorator)} element function (the library generates its kernel at run time): not analysed as a kernel`),
@@ -66,7 +68,6 @@ export const MESSAGES = {
   workgroupSize: d('warning', (what: string) => `cannot evaluate @workgroup_size(${what}): counted as a symbol`),
   noWorkgroupSize: d('warning', (name: string) => `${bt(name)} has no @workgroup_size: assumed 1×1×1`),
   dispatchUnresolved: d('info', (text: string) => `dispatchWorkgroups(${text}): the size is not a constant of this file; give --grid`),
-  nonIntegerTrips: d('warning', (label: string) => `trip count of ${bt(label)} is not a whole number with these bindings`),
   badArange: d('warning', (start: string, end: string, n: number) =>
     `tl.arange(${start}, ${end}) has ${n} elements with these bindings: a block needs a whole, non-negative size; its counts are unknown`, 'all'),
 
@@ -81,18 +82,28 @@ export const MESSAGES = {
     `unknown call ${bt(name)}: counted as 0 FLOPs and 0 bytes (its result keeps the shape of its arguments, so the arithmetic around it still counts); ${fix}`, 'flops'),
   unknownPointerCall: d('warning', (name: string, fix: string) =>
     `unknown call ${bt(name)} takes a pointer: its loads, stores and FLOPs are not counted; ${fix}`, 'all'),
+  unknownType: d('warning', (name: string, type: string) =>
+    `${bt(name)} has a type this file does not fully define (${bt(type)}; an #import?): its reads and writes count 4 B per element`, 'bytes'),
+  unknownTexture: d('warning', (call: string, what: string) =>
+    `${bt(call)} on ${bt(what)}: not a texture the analysis can follow (a module-scope texture, a binding_array element, a texel_buffer); its texels are not counted`, 'bytes'),
   unknownMember: d('warning', (what: string) => `member ${bt(what)} of a value the analysis does not know: counted as 0`, 'flops'),
   unattributedLoad: d('warning', (what: string, fix: string) => `load ${bt(what)} is not derived from a pointer argument: its bytes are not counted; ${fix}`, 'bytes'),
   unattributedStore: d('warning', (what: string, fix: string) => `store ${bt(what)} is not derived from a pointer argument: its bytes are not counted; ${fix}`, 'bytes'),
   unknownDotShape: d('warning', (what: string) => `${bt(what)}: operands of unknown shape, its FLOPs are not counted; bind the tile sizes of its operands`, 'flops'),
   unknownDescriptor: d('warning', (name: string) =>
     `tensor descriptor ${bt(name)} has an unknown block shape: its bytes are not counted; bind it with --set ${name}.block_shape=128,64`, 'bytes'),
+  structLayoutUnknown: d('warning', (struct: string, what: string) =>
+    `the layout of ${bt(struct)} is not known here (${what} is defined in a file the analysis does not read): the bytes of this access are not counted exactly`, 'bytes'),
   lambda: d('warning', () => `lambda expressions are not analysed: counted as 0`, 'all'),
   rangeFor: d('warning', () => `range-based ${bt('for')} is not analysed: its body is counted once`, 'all'),
   inlineAsm: d('warning', (what: string) => `inline assembly ${bt(what)} is not analysed: counted as 0`, 'all'),
   fragmentUnknown: d('warning', (what: string) => `${bt(what)} on a fragment or pointer the analysis cannot follow: counted as 0`, 'all'),
   ppUnknown: d('info', (cond: string) => `${bt('#if ' + cond)} cannot be evaluated: the ${bt('#if')} branch is analysed`),
   ppUndefined: d('info', (name: string) => `${bt('#if')} uses ${bt(name)}, which this file does not define: taken as 0 (set it with --set ${name}=…)`),
+  cudaArch: d('info', (value: number, from: string) =>
+    `${bt('__CUDA_ARCH__')} is ${value} (${from}, the selected GPU): the device code for that architecture is analysed; set another with --set __CUDA_ARCH__=…`),
+  cudaArchUnknown: d('warning', (gpu: string, cond: string) =>
+    `${bt('__CUDA_ARCH__')} has no value for ${gpu}: ${bt('#if ' + cond)} cannot be decided and its first branch is analysed; set the target with --set __CUDA_ARCH__=800 (sm_80) or pick an NVIDIA GPU with --gpu`),
   recursion: d('warning', (name: string) => `recursive call to ${bt(name)} not inlined: counted as 0`, 'all'),
   depthLimit: d('warning', (what: string) => `${what} nested too deeply to follow: counted as 0`, 'all'),
   budget: d('warning', () => `the file-level analysis stopped at its budget: later kernels or launches may be missing`),
@@ -137,6 +148,8 @@ const REASONS: Partial<Record<MessageId, [string, string]>> = {
   unattributedStore: ['store not counted', 'stores not counted'],
   unknownDotShape: ['dot of unknown shape', 'dots of unknown shape'],
   unknownDescriptor: ['descriptor of unknown block shape', 'descriptors of unknown block shape'],
+  unknownType: ['buffer of an imported type', 'buffers of imported types'],
+  unknownTexture: ['texture not followed', 'textures not followed'],
   lambda: ['lambda not analysed', 'lambdas not analysed'],
   rangeFor: ['range-for counted once', 'range-fors counted once'],
   inlineAsm: ['inline assembly not counted', 'inline assemblies not counted'],
@@ -171,7 +184,6 @@ export const ASSUMPTIONS = {
   unitDependentTrips: (line: number, trips: string) => `trip count of the loop at line ${line} depends on the unit index: averaged over units, ${trips}`,
   threadDependentTrips: (line: number, trips: string) =>
     `loop at line ${line} starts at a thread-dependent index: counted with the first thread's trip count, ${trips}`,
-  tripsVary: (line: number, trips: string) => `trip count of the loop at line ${line} varies across invocations; the largest (${trips}) is counted`,
   tripsPow2: (line: number, trips: string) => `trip count of the loop at line ${line} (${trips}) assumes power-of-two bounds`,
   geometricSymbolic: (line: number, trips: string) =>
     `loop at line ${line}: its ${trips} geometric steps are kept symbolic (bounds unknown); conditions on its variable use the variable's mean`,
@@ -188,6 +200,8 @@ export const ASSUMPTIONS = {
   namedMath: (name: string, what: string) => `${bt(name)} counted as the math function its name says (${what})`,
   autotuneFirst: () => 'tile sizes from the first autotune config (autotuning may pick another)',
   pointerNonNull: () => 'pointer arguments assumed non-null',
+  texelCuda: (call: string, name: string, bytes: number, type: string) =>
+    `${bt(call)} on ${bt(name)}: one texel of ${type} (${bytes} B) per thread, a global ${call.includes('write') ? 'store' : 'load'} (filtering costs 0; set the texel type with --dtype ${name}=…)`,
   subgroup32: () => 'subgroup reductions assume 32-wide subgroups: 31 operations per subgroup',
   textureFormat: (name: string) =>
     `texel format of ${bt(name)} is not in its WGSL type: assumed rgba8unorm (4 B per texel); set it with --dtype ${name}=rgba16float (8 B) or =rgba32float (16 B)`,

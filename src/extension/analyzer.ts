@@ -138,6 +138,7 @@ export class Analyzer {
       language,
       set: { ...settings.bindings, ...extra.set },
       dtypes: { ...settings.dtypes, ...extra.dtypes },
+      texels: settings.texels,
     });
     return { report, settings };
   }
@@ -207,6 +208,7 @@ export class Analyzer {
       language,
       set: settings.bindings,
       dtypes: settings.dtypes,
+      texels: settings.texels,
     });
     this.log.debug(`analysed ${report.path} (version ${version}) in ${Date.now() - started} ms: ${report.kernels.length} kernel(s)`);
     return { document: doc, version, language, report, settings };

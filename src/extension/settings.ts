@@ -10,6 +10,7 @@
 import type { BindingValue } from '../core/analyze';
 import { parseBindingValue } from '../core/bindings';
 import { parseDtype } from '../core/frontends/common';
+import { texelFormat } from '../core/frontends/wgsl/texels';
 import { CATALOG_IDS, DEFAULT_GPU_ID, findGpu } from '../core/gpus/catalog';
 import type { Dtype, GpuSpec } from '../core/gpus/types';
 import { validateGpuList } from '../core/gpus/validate';
@@ -39,6 +40,8 @@ export interface Settings {
   bindings: Record<string, BindingValue>;
   /** Element types for the analysis (`opts.dtypes`). */
   dtypes: Record<string, Dtype>;
+  /** WGSL texel formats of textures, from the same setting (`{ "inputTex": "rgba8unorm" }`; `opts.texels`). */
+  texels: Record<string, string>;
   codeLens: { kernels: boolean; loops: boolean };
   diagnostics: boolean;
   /** One sentence per bad value, naming the setting. */
@@ -49,11 +52,13 @@ export interface Settings {
 export function readSettings(raw: RawSettings): Settings {
   const errors: string[] = [];
   const customGpus = readCustomGpus(raw.customGpus, errors);
+  const { dtypes, texels } = readDtypes(raw.dtypes, errors);
   return {
     gpu: readGpu(raw.gpu, customGpus, errors),
     customGpus,
     bindings: readBindings(raw.bindings, errors),
-    dtypes: readDtypes(raw.dtypes, errors),
+    dtypes,
+    texels,
     codeLens: {
       kernels: readBoolean(raw.kernelLenses, 'codeLens.kernels', true, errors),
       loops: readBoolean(raw.loopLenses, 'codeLens.loops', true, errors),
@@ -113,16 +118,23 @@ export function readBindingValue(value: unknown): BindingValue | undefined {
   return undefined;
 }
 
-function readDtypes(raw: unknown, errors: string[]): Record<string, Dtype> {
-  const out: Record<string, Dtype> = {};
+function readDtypes(raw: unknown, errors: string[]): { dtypes: Record<string, Dtype>; texels: Record<string, string> } {
+  const dtypes: Record<string, Dtype> = {};
+  const texels: Record<string, string> = {};
   for (const [name, value] of entries(raw, 'dtypes', 'an object of element types, e.g. { "a_ptr": "fp16" }', errors)) {
     const where = `${SECTION}.dtypes["${name.slice(0, 64)}"]`;
-    const d = typeof value === 'string' && value.length <= 40 ? parseDtype(value) : undefined;
+    const short = typeof value === 'string' && value.length <= 40;
+    const d = short ? parseDtype(value) : undefined;
+    const f = short && !d ? texelFormat(value) : undefined;
     if (!isSymbolName(name)) errors.push(`${where}: not a symbol name`);
-    else if (!d) errors.push(`${where}: unknown element type ${describe(value)} (use fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8, int32, ...)`);
-    else out[name] = d;
+    else if (d) dtypes[name] = d;
+    else if (f) texels[name] = f;
+    else
+      errors.push(
+        `${where}: unknown element type ${describe(value)} (use fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, int8, int32, ..., or for a WGSL texture a texel format such as rgba8unorm)`,
+      );
   }
-  return out;
+  return { dtypes, texels };
 }
 
 function entries(raw: unknown, key: string, expected: string, errors: string[]): [string, unknown][] {

@@ -9,7 +9,7 @@
  * | `const`    | decided at compile time (constexpr, `#if`, bitwise…) | the arm it picks                          |
  * | `compile`  | compile-time, but a value is not bound               | the costlier arm (a choice), and says so  |
  * | `thread`   | on the thread / lane / local index only              | each arm on the threads that take it      |
- * | `bounds`   | a mask or bounds check (unit or loop index)          | `then` (interior tile); an exit not taken |
+ * | `bounds`   | a mask or bounds check (unit or loop index)          | `then` (interior tile), or `else` for an out-of-range test; an exit not taken |
  * | `data`     | on loaded data or a run-time scalar                  | `then` alone as taken; with `else`, the costlier arm; an exit not taken |
  *
  * An arm that only leaves (`return`, `continue`) is an exit: on the interior
@@ -22,7 +22,8 @@ export type CondClass =
   | { k: 'const'; value: boolean }
   | { k: 'compile'; names: string[] }
   | { k: 'thread' }
-  | { k: 'bounds' }
+  /** `interior: false`: a test that is false on the interior path (`i >= n`: out of range), so its `else` runs. */
+  | { k: 'bounds'; interior?: boolean }
   | { k: 'data' };
 
 export interface IfStatement {
@@ -91,6 +92,12 @@ export function decide(e: Engine, cls: CondClass, s: IfStatement, hooks: BranchH
         e.notes.assume('earlyExit', what, s.line);
         if (hooks.narrow) hooks.narrow(false, undefined);
         s.else?.();
+        return;
+      }
+      if (cls.interior === false) {
+        // An out-of-range test (`if (x >= n) valid = false; else …`): false on the interior path.
+        if (s.else && hooks.narrow) hooks.narrow(false, s.else);
+        else s.else?.();
         return;
       }
       if (hooks.narrow) hooks.narrow(true, s.then);

@@ -15,11 +15,15 @@ export interface UnknownCall {
   pointer: boolean;
   /** The module it is imported from, when it is imported. */
   from?: string;
+  /** `from` is only where it may come from (CUDA: the file's local `#include`s). */
+  maybe?: boolean;
 }
 
 export function unknownCall(notes: Notes, c: UnknownCall): void {
   const fix = c.from
-    ? `it comes from \`${c.from}\`, which is another file (the analysis reads one file at a time)`
+    ? c.maybe
+      ? `it may come from ${c.from}, which the analysis does not read (it reads one file at a time)`
+      : `it comes from \`${c.from}\`, which is another file (the analysis reads one file at a time)`
     : 'it is neither defined in this file nor a function the analysis knows';
   if (c.pointer) notes.say('unknownPointerCall', c.line, c.name, fix);
   else notes.say('unknownCall', c.line, c.name, fix);

@@ -178,6 +178,7 @@ function compactVerdict(k: KernelReport, v: GpuVerdict | undefined): string {
 export function renderText(r: MultiGpuReport): string {
   const gpus = reportGpus(r);
   const out: string[] = gpus.map((g) => `GPU: ${gpuLine(r, g)}`);
+  for (const d of r.diagnostics ?? []) out.push(`${d.severity}: ${d.message}`);
   for (const f of r.files) {
     out.push('', `${f.path} (${f.language})`);
     if (f.kernels.length) {
@@ -389,6 +390,7 @@ export function renderMarkdown(r: MultiGpuReport): string {
   const gpus = reportGpus(r);
   const out = [`## Roofline Lens: ${gpus.map((g) => mdText(g.name)).join(', ')}`, ''];
   for (const g of gpus) out.push(`- ${mdText(gpuLine(r, g))}`);
+  for (const d of r.diagnostics ?? []) out.push(`- **${d.severity}**: ${mdText(d.message)}`);
   out.push('');
   for (const f of r.files) out.push(...fileMarkdown(r, f));
   if (r.profile) out.push(...profileLines(r.profile).map((l) => `- profile: ${mdText(l)}`), '');

@@ -133,6 +133,7 @@ const NOTIFICATION_LEVEL: Record<Severity, SarifLevel> = { error: 'error', warni
 
 function notifications(r: MultiGpuReport): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
+  for (const d of r.diagnostics ?? []) if (d.severity !== 'info') out.push({ level: NOTIFICATION_LEVEL[d.severity], message: { text: d.message }, descriptor: { id: d.code } });
   for (const f of r.files)
     for (const d of f.diagnostics)
       if (d.severity !== 'info')

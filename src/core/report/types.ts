@@ -318,6 +318,8 @@ export interface AnalysisReport {
   schemaVersion: 1;
   gpu: GpuSummary;
   files: FileReport[];
+  /** About the command rather than one file (a `--set` no kernel uses). Absent when there are none. */
+  diagnostics?: Diagnostic[];
   /** Present when a profile was imported. */
   profile?: ProfileSummary;
 }

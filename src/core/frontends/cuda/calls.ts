@@ -7,7 +7,7 @@
  */
 import { add, cdiv, floordiv, max, min, mod, mul, num, sym as symbolic, type Expr } from '../../sym/expr';
 import { asyncCopy, inlineAsm } from './asm';
-import { convert, evalExpr, evalLvalue, evalTemplateArg, expandMacro, loadRef, member, sitePos, storeRef, type LRef } from './expr';
+import { convert, evalExpr, evalLvalue, evalTemplateArg, expandMacro, loadRef, member, place, sitePos, storeRef, type LRef, type Place } from './expr';
 import { tileExtent } from './footprint';
 import type { FnDef } from './file';
 import { ATOMICS, conversionType, LOADS, NO_OPS, SHUFFLES, STORES, VOTES } from './intrinsics';
@@ -16,8 +16,8 @@ import { unknownCall as reportUnknownCall } from '../../engine/calls';
 import { Scope, type Interp } from './state';
 import { execStmt } from './stmt';
 import { brief, named, type Node } from './syntax';
-import { baseType, descriptorType, unwrapDeclarator } from './typesyn';
-import { DOUBLE, FLOAT, INT, isFloatTy, lanesOf, numTy, sizeOf, UNKNOWN, type FragTy, type Ty } from './types';
+import { baseType, descriptorType, structType, typeName, unwrapDeclarator } from './typesyn';
+import { BOOL, DOUBLE, FLOAT, INT, isFloatTy, lanesOf, numTy, sizeOf, tyName, UNKNOWN, type FragTy, type Ty } from './types';
 import { intVal, unknownVal, type Val } from './values';
 
 interface Callee {
@@ -25,6 +25,12 @@ interface Callee {
   name: string;
   targs: Node[];
 }
+
+/** Methods of `cuda::pipeline` and `cuda::barrier` (synchronisation only). */
+const SYNC_METHODS = new Set(['producer_acquire', 'producer_commit', 'consumer_wait', 'consumer_release', 'arrive_and_wait', 'arrive_and_drop', 'quit']);
+
+/** Half and bfloat16 comparisons of cuda_fp16.h / cuda_bf16.h (`__hgt`, `__hltu`, `__hgt2`, `__hbgt2`). */
+const HALF_COMPARE = /^__hb?(eq|ne|lt|le|gt|ge)u?2?$/;
 
 const CASTS = new Set(['static_cast', 'reinterpret_cast', 'const_cast', 'dynamic_cast', 'bit_cast', '__builtin_bit_cast']);
 
@@ -61,16 +67,36 @@ export function evalCall(st: Interp, n: Node): Val {
     const ty = baseType(st, fn);
     if (ty.k === 'num') return convert(evalExpr(st, args[0] ?? null), ty);
   }
+  const cast = castType(st, fn, n);
+  if (cast && args.length === 1) return convert(evalExpr(st, args[0]), cast);
   const defs = (st.file.functions.get(c.name) ?? []).filter((d) => !d.isGlobal && d.body);
   const def = pickOverload(defs, args.length);
   if (def) return inlineCall(st, def, args, c.targs, n);
   const s = st.file.structs.get(c.name);
   if (s) {
-    for (const a of args) evalExpr(st, a);
+    const vals = args.map((a) => evalExpr(st, a));
     const targs = c.targs.map((t) => (t.type === 'type_descriptor' ? descriptorType(st, t) : INT));
-    return { ty: { k: 'struct', name: s.name, args: targs }, konst: false, data: false, obj: { kind: 'struct' } };
+    return { ty: structType(st, s, targs), konst: false, data: vals.some((v) => v.data), obj: { kind: 'struct' } };
   }
   return intrinsic(st, c, args, n);
+}
+
+/**
+ * A call that is really a conversion: `uint(x)` (a type name used as a
+ * function), or `(floatX)(x)` — a C-style cast the grammar reads as a call,
+ * to a type the file does not define (a typedef from a header): the value
+ * keeps its own type then.
+ */
+function castType(st: Interp, fn: Node, n: Node): Ty | undefined {
+  const isName = (x: Node) =>
+    x.type === 'identifier' && !st.frame.scope.lookup(x.text) && !st.file.functions.has(x.text) && !st.file.globals.has(x.text) && !st.file.macro(x.text, sitePos(st, n));
+  if (fn.type === 'identifier' && isName(fn)) {
+    const ty = typeName(st, fn.text);
+    return ty.k === 'num' ? ty : undefined;
+  }
+  const inner = fn.type === 'parenthesized_expression' ? named(fn)[0] : undefined;
+  if (inner && isName(inner)) return typeName(st, inner.text);
+  return undefined;
 }
 
 /** A macro used where a place is needed: `FETCH_FLOAT4(As[i]) = …`. */
@@ -92,7 +118,7 @@ function pickOverload(defs: FnDef[], argc: number): FnDef | undefined {
 const MAX_CALL_DEPTH = 16;
 
 /** Inlines a `__device__` function (or a method, with `self`) at this call. */
-function inlineCall(st: Interp, def: FnDef, argNodes: Node[], targs: Node[], n: Node, self?: Val, structArgs?: Ty[]): Val {
+function inlineCall(st: Interp, def: FnDef, argNodes: Node[], targs: Node[], n: Node, self?: Val, structArgs?: Ty[], selfRef?: LRef): Val {
   if (st.callStack.includes(def)) {
     for (const a of argNodes) evalExpr(st, a);
     st.say('recursion', n, def.name);
@@ -115,7 +141,7 @@ function inlineCall(st: Interp, def: FnDef, argNodes: Node[], targs: Node[], n: 
   bindTemplateArgs(st, def, targs, typeParams, values, structArgs);
   deduceTypes(def, params, args, typeParams);
   const outer = { frame: st.frame, active: st.active };
-  st.frame = { def, scope: new Scope(null, true), typeParams, ret: null, returned: false, ...(self ? { self } : {}) };
+  st.frame = { def, scope: new Scope(null, true), typeParams, ret: null, returned: false, ...(self ? { self } : {}), ...(selfRef ? { selfRef } : {}) };
   st.callStack.push(def);
   try {
     for (const tp of def.tparams) if (tp.kind === 'value') st.declare(tp.name, { ty: INT, val: values.get(tp.name) ?? defaultValue(st, tp.dflt, tp.name) });
@@ -195,13 +221,29 @@ export function structConversion(st: Interp, v: Val, ty: Ty, n: Node): Val {
 
 function methodCall(st: Interp, fn: Node, args: Node[], n: Node): Val {
   const name = fn.childForFieldName('field')?.text ?? '';
-  const self = evalExpr(st, fn.childForFieldName('argument'));
+  const argNode = fn.childForFieldName('argument')!;
+  const arrow = fn.childForFieldName('operator')?.text === '->';
+  const p: Place = arrow ? (argNode.type === 'this' ? { val: evalExpr(st, argNode) } : pointeeOf(evalExpr(st, argNode))) : place(st, argNode);
+  // A method of a struct that lives in memory or in a variable runs on that place: `parts[i].advance(dt)`
+  // reads and writes the members it names, not the whole struct.
+  if ('ref' in p && (p.ref.k === 'mem' || p.ref.k === 'var')) {
+    const ty = p.ref.k === 'mem' ? p.ref.view : p.ref.cell.ty;
+    const s = ty.k === 'struct' ? st.file.structs.get(ty.name) : undefined;
+    const def = s ? pickOverload(s.methods.get(name) ?? [], args.length) : undefined;
+    if (def && ty.k === 'struct') return inlineCall(st, def, args, [], n, p.ref.k === 'var' ? p.ref.cell.val : undefined, ty.args, p.ref);
+  }
+  const self = 'val' in p ? p.val : loadRef(st, p.ref, argNode);
   const obj = self.obj;
   if (obj && obj.kind !== 'struct' && obj.kind !== 'dim3') return groupMethod(st, self, name, args, n);
   const s = self.ty.k === 'struct' ? st.file.structs.get(self.ty.name) : undefined;
   const def = s ? pickOverload(s.methods.get(name) ?? [], args.length) : undefined;
   if (def) return inlineCall(st, def, args, [], n, self, self.ty.k === 'struct' ? self.ty.args : undefined);
   if (self.frag || self.ty.k === 'num') return member(st, self, name, n);
+  if (SYNC_METHODS.has(name)) {
+    // `pipe.producer_acquire()`, `bar.arrive_and_wait()`: synchronisation, nothing to count.
+    for (const a of args) evalExpr(st, a);
+    return unknownVal(false);
+  }
   return unknownCall(st, `${brief(fn.childForFieldName('argument')!, 30)}.${name}`, args, n);
 }
 
@@ -269,6 +311,12 @@ function intrinsic(st: Interp, c: Callee, args: Node[], n: Node): Val {
   const name = c.name;
   const conv = conversionType(name);
   if (conv) return conversion(st, conv, args);
+  if (HALF_COMPARE.test(name)) {
+    // `__hgt(a, b)`, `__hlt2(a, b)`: comparisons (0 FLOPs); the 2-lane forms return a half2 mask.
+    const vs = args.map((a) => evalExpr(st, a));
+    const cond = vs[0]?.e && vs[1]?.e ? undefined : { k: 'opaque' as const, text: brief(n, 40) };
+    return { ty: /2$/.test(name) && !name.startsWith('__hb') ? numTy('fp16', 2, 'half2') : BOOL, konst: vs.every((v) => v.konst), data: vs.some((v) => v.data), ...(cond ? { cond } : {}) };
+  }
   if (VOTES.has(name)) {
     const vs = args.map((a) => evalExpr(st, a));
     return { ty: INT, konst: false, data: vs.some((v) => v.data) || name.includes('sync') };
@@ -295,7 +343,61 @@ function intrinsic(st: Interp, c: Callee, args: Node[], n: Node): Val {
   if (shfl) return shuffleCall(st, shfl, args);
   const special = SPECIAL_CALLS[name];
   if (special) return special(st, args, n, c);
+  if (TEX_READ.test(name)) return texel(st, c, args, n, 'load');
+  if (name === 'init' && args.length === 2) {
+    // `init(&bar, count)` of a `__shared__ cuda::barrier`: synchronisation set-up.
+    const vals = args.map((a) => evalExpr(st, a));
+    if (vals[0]?.ptr?.space === 'shared') return unknownVal(false);
+    return unknownCall(st, name, [], n, vals);
+  }
+  const surf = SURFACE.exec(name);
+  if (surf) return texel(st, c, args, n, surf[3] === 'write' ? 'store' : 'load');
   return unknownCall(st, name, args, n);
+}
+
+// ------------------------------------------------------------------ textures and surfaces
+
+const TEX_READ = /^tex(1Dfetch|[123]D|Cubemap)(Layered)?(Lod|Grad)?$|^tex2Dgather$/;
+const SURFACE = /^surf(1D|2D|3D|Cubemap)(Layered)?(read|write)$/;
+
+/**
+ * A texture fetch or surface access (COUNTING.md: one texel each, as for WGSL
+ * textures): one global load (store) of the texel type per thread —
+ * `tex2D<float4>(t, x, y)` 16 B, `tex1Dfetch(texRef, i)` the element type of
+ * the `texture<T, …>` reference, `tex2D(&v, t, x, y)` the type of `v`,
+ * `surf2Dwrite(v, s, x, y)` the type of `v`. Filtering costs 0. The
+ * coordinates are not an offset the analysis follows: no footprint.
+ */
+function texel(st: Interp, c: Callee, args: Node[], n: Node, kind: 'load' | 'store'): Val {
+  let ty: Ty | undefined = c.targs[0] ? (c.targs[0].type === 'type_descriptor' ? descriptorType(st, c.targs[0]) : baseType(st, c.targs[0])) : undefined;
+  let at = 0;
+  if (kind === 'store' && c.name.startsWith('surf')) {
+    const v = evalExpr(st, args[0] ?? null);
+    if (!ty || ty.k === 'unknown') ty = v.ty;
+    at = 1;
+  } else if (args[0]?.type === 'pointer_expression' && args[0].childForFieldName('operator')?.text === '&') {
+    // `tex2D(&v, t, x, y)`: the texel is written to `v`.
+    const p = evalExpr(st, args[0]);
+    if ((!ty || ty.k === 'unknown') && p.ty.k === 'ptr') ty = p.ty.to;
+    at = 1;
+  }
+  const obj = args[at];
+  const name = obj ? brief(obj, 30) : c.name;
+  const ref = obj?.type === 'identifier' && !st.frame.scope.lookup(obj.text) ? st.file.textures.get(obj.text) : undefined;
+  if (!ref && obj) evalExpr(st, obj);
+  for (const a of args.slice(at + 1)) evalExpr(st, a);
+  if ((!ty || ty.k === 'unknown' || ty.k === 'void') && ref?.elem) ty = ref.elem.type === 'type_descriptor' ? descriptorType(st, ref.elem) : baseType(st, ref.elem);
+  const user = st.ctx.user.dtypes[name];
+  if (user) ty = numTy(user, ty ? lanesOf(ty) : 1);
+  if (!ty || (ty.k !== 'num' && ty.k !== 'struct')) {
+    st.say('unknownDtype', n, name);
+    ty = FLOAT;
+  }
+  st.access(kind, { base: name, space: 'global', baseTy: ty, off: num(0), exact: false, rows: [], why: `${'`'}${c.name}${'`'} addresses ${'`'}${name}${'`'} by texture coordinates, not by an index the analysis follows` }, ty, n);
+  st.assume('texelCuda', c.name, name, sizeOf(ty), tyName(ty));
+  if (kind === 'store' && c.name.startsWith('surf')) return unknownVal(false);
+  const out = ref?.normalized && ty.k === 'num' ? numTy('fp32', ty.lanes) : ty;
+  return { ty: out, konst: false, data: true };
 }
 
 type Handler = (st: Interp, args: Node[], n: Node, c: Callee) => Val;
@@ -312,14 +414,36 @@ const SPECIAL_CALLS: Record<string, Handler> = {
   dim3: (st, args) => dim3Val([0, 1, 2].map((i) => (args[i] ? (evalExpr(st, args[i]).e ?? num(1)) : num(1)))),
   __cvta_generic_to_shared: (st, args) => ({ ...evalExpr(st, args[0] ?? null), ty: numTy('int64', 1, 'size_t') }),
   __pipeline_memcpy_async: pipelineCopy,
+  memcpy_async: memcpyAsync,
+  // `cuda::aligned_size_t<16>(bytes)`: the size.
+  aligned_size_t: (st, args) => evalExpr(st, args[0] ?? null),
+  make_pipeline: () => ({ ty: { k: 'struct', name: 'cuda::pipeline', args: [] }, konst: false, data: false, obj: { kind: 'struct' } }),
+  pipeline_consumer_wait_prior: (st, args) => {
+    for (const a of args) evalExpr(st, a);
+    return unknownVal(false);
+  },
   __reduce_add_sync: (st, args, n) => {
     const v = evalExpr(st, args[1] ?? null);
     st.intOp('__reduce_add_sync', num(31), n, 32);
     return { ty: v.ty, konst: false, data: true };
   },
   __reduce_max_sync: (st, args) => ({ ...evalExpr(st, args[1] ?? null), data: true }),
+  // 24-bit integer multiplies: index arithmetic like `*`.
+  __mul24: int24,
+  __umul24: int24,
+  clock: () => ({ ty: INT, konst: false, data: true }),
+  clock64: () => ({ ty: numTy('int64', 1, 'long long'), konst: false, data: true }),
   __reduce_min_sync: (st, args) => ({ ...evalExpr(st, args[1] ?? null), data: true }),
 };
+
+/** `__umul24(a, b)`: `a * b` on integers (sizes and indices stay symbolic; on data, an integer op). */
+function int24(st: Interp, args: Node[], n: Node): Val {
+  const [a, b] = args.map((x) => evalExpr(st, x));
+  if (!a || !b) return unknownVal();
+  const data = a.data || b.data;
+  if (data) st.intOp('__umul24', num(1), n);
+  return { ty: INT, e: a.e && b.e ? mul(a.e, b.e) : undefined, konst: a.konst && b.konst, data };
+}
 
 /** Math intrinsics; on constant arguments they fold (`sqrtf(2.0f / M_PI)` costs 0). */
 function math(st: Interp, name: string, args: Node[], n: Node, flops: number, special: boolean): Val {
@@ -354,6 +478,10 @@ function freeFn(st: Interp, name: string, args: Node[]): Val {
 function conversion(st: Interp, ty: Ty, args: Node[]): Val {
   const vals = args.map((a) => evalExpr(st, a));
   return { ty, konst: vals.every((v) => v.konst), data: vals.some((v) => v.data) };
+}
+
+function pointeeOf(p: Val): Place {
+  return p.ptr ? { ref: derefOf(p) } : { val: p };
 }
 
 function derefOf(p: Val): LRef {
@@ -448,7 +576,11 @@ function tiledPartition(st: Interp, args: Node[], _n: Node, c: Callee): Val {
   return { ty: { k: 'struct', name: 'cg::tile', args: [] }, konst: false, data: false, obj: { kind: 'tile', size } };
 }
 
-/** `cg::reduce(tile, v, cg::plus<T>())`: size − 1 FLOPs per tile (31 per warp); `greater`/`less` cost 0. */
+/**
+ * `cg::reduce(tile, v, cg::plus<T>())`: size − 1 FLOPs per tile (31 per
+ * warp); `greater`/`less` cost 0; a `__device__` combine function of the file
+ * is inlined once and counted size − 1 times per tile.
+ */
 function cgReduce(st: Interp, args: Node[], n: Node): Val {
   const g = evalExpr(st, args[0] ?? null);
   const v = evalExpr(st, args[1] ?? null);
@@ -458,7 +590,47 @@ function cgReduce(st: Interp, args: Node[], n: Node): Val {
     if (isFloatTy(v.ty)) st.flop('warp-reduce', 'cg::reduce', v.ty.dtype, num((size - 1) * v.ty.lanes), n, { group: size });
     else st.intOp('cg::reduce', num(size - 1), n, size);
   }
+  // A combine function of the file (`cg::reduce(warp, v, reduce_sum_max_op)`): size − 1 applications per tile.
+  const defs = args[2]?.type === 'identifier' ? (st.file.functions.get(args[2].text) ?? []).filter((d) => !d.isGlobal && d.body) : [];
+  const def = pickOverload(defs, 2);
+  if (def && args[1]) {
+    const applications = mul(cdiv(st.active.count, num(size)), num(size - 1));
+    const r = st.withActive({ conds: st.active.conds, count: applications }, () => inlineCall(st, def, [args[1], args[1]], [], n));
+    return { ...r, konst: false, data: true };
+  }
   return { ty: v.ty, konst: false, data: true };
+}
+
+/**
+ * `cuda::memcpy_async(dst, src, bytes, pipe)`: each calling thread copies
+ * `bytes` (a global load and a shared store, as `cp.async`);
+ * `cg::memcpy_async(group, dst, src, bytes)` / `cuda::memcpy_async(group,
+ * dst, src, bytes, barrier)`: the group copies `bytes` once, together.
+ */
+function memcpyAsync(st: Interp, args: Node[], n: Node): Val {
+  const vals = args.map((a) => evalExpr(st, a));
+  const g = vals[0]?.obj && vals[0].obj.kind !== 'struct' && vals[0].obj.kind !== 'dim3' ? vals[0].obj : undefined;
+  const [dst, src, size] = g ? vals.slice(1, 4) : vals.slice(0, 3);
+  const bytes = st.value(size?.e);
+  if (!dst?.ptr || !src?.ptr || bytes === undefined || !(bytes > 0)) {
+    st.say('unknownPointerCall', n, 'memcpy_async', 'its pointers or its size could not be followed');
+    return unknownVal(false);
+  }
+  if (!g) {
+    asyncCopy(st, src.ptr, 'load', bytes, n);
+    asyncCopy(st, dst.ptr, 'store', bytes, n);
+    return unknownVal(false);
+  }
+  const group = g.kind === 'tile' ? (g.size ?? num(32)) : g.kind === 'block' ? blockThreads(st) : mul(blockThreads(st), st.dim('gridDim.x'), st.dim('gridDim.y'), st.dim('gridDim.z'));
+  for (const [p, kind] of [
+    [src.ptr, 'load'],
+    [dst.ptr, 'store'],
+  ] as const) {
+    const dtype = p.baseTy.k === 'num' ? p.baseTy.dtype : 'int8';
+    const elem = numTy(dtype);
+    st.access(kind, p, elem, n, { elems: num(Math.max(1, bytes / sizeOf(elem))), extent: num(bytes), group });
+  }
+  return unknownVal(false);
 }
 
 /** `__pipeline_memcpy_async(dst, src, bytes)`: a global load and a shared store of `bytes` per thread. */
@@ -474,11 +646,13 @@ function pipelineCopy(st: Interp, args: Node[], n: Node): Val {
 // ------------------------------------------------------------------ unknown calls
 
 /** A call the analysis cannot see (engine/calls.ts): 0 FLOPs, said; its result keeps its arguments' type. */
-function unknownCall(st: Interp, name: string, args: Node[], n: Node): Val {
-  const vals = args.map((a) => evalExpr(st, a));
-  const unseen = st.file.includes.filter((i) => !i.system).map((i) => `"${i.path}"`);
+function unknownCall(st: Interp, name: string, args: Node[], n: Node, evaluated?: Val[]): Val {
+  const vals = evaluated ?? args.map((a) => evalExpr(st, a));
+  const unseen = st.file.includes.filter((i) => !i.system).map((i) => '`#include "' + i.path + '"`');
+  const shown = unseen.length > 3 ? [...unseen.slice(0, 3), `${unseen.length - 3} other header(s)`] : unseen;
+  const from = shown.length > 1 ? `${shown.slice(0, -1).join(', ')} or ${shown[shown.length - 1]}` : (shown[0] ?? '');
   if (!st.host && st.silent === 0)
-    reportUnknownCall(st.notes, { name, line: st.line(n), pointer: vals.some((v) => !!v.ptr && v.ptr.space !== 'local'), ...(unseen.length ? { from: unseen.join(', ') } : {}) });
+    reportUnknownCall(st.notes, { name, line: st.line(n), pointer: vals.some((v) => !!v.ptr && v.ptr.space !== 'local'), ...(unseen.length ? { from, maybe: true } : {}) });
   const f = vals.find((v) => isFloatTy(v.ty));
   const i = vals.find((v) => v.ty.k === 'num');
   return { ty: f?.ty ?? i?.ty ?? UNKNOWN, konst: false, data: true };

@@ -24,7 +24,7 @@ import { callLvalue, evalCall } from './calls';
 import { foldInt, parseIntLiteral, type GlobalDef, type MacroDef } from './file';
 import { Scope, type Cell, type Interp } from './state';
 import { chooseBranch } from './threads';
-import { baseType, descriptorType, typeName, unwrapDeclarator } from './typesyn';
+import { baseType, descriptorType, typeName, unwrapDeclarator, withLayout } from './typesyn';
 import { brief, lineOf, named, type Node } from './syntax';
 import {
   BOOL,
@@ -39,7 +39,9 @@ import {
   ptrTo,
   scalarOf,
   sizeOf,
+  tyName,
   UNKNOWN,
+  type Layout,
   type Ty,
 } from './types';
 import { boolVal, intVal, not, unknownVal, type CmpOp, type Cond, type Ptr, type Val } from './values';
@@ -47,10 +49,14 @@ import { boolVal, intVal, not, unknownVal, type CmpOp, type Cond, type Ptr, type
 /** Where a value can be stored: a variable, an element in memory, or nowhere the analysis follows. */
 export type LRef =
   | { k: 'var'; cell: Cell }
-  | { k: 'mem'; ptr: Ptr; view: Ty }
+  /** `name`: what a pointer read from there is called (`nodes.next`). */
+  | { k: 'mem'; ptr: Ptr; view: Ty; name?: string }
   /** A component of a `dim3` variable (`block.x = 256` in host code). */
   | { k: 'dim'; cell: Cell; index: number }
-  | { k: 'none' };
+  /** A member (of a member …) of a struct held in a variable: registers, its value is followed. */
+  | { k: 'field'; cell: Cell; path: string[] }
+  /** Nowhere the analysis follows; `lost`: a pointer whose target is not known (its accesses are said, not silently dropped). */
+  | { k: 'none'; lost?: boolean };
 
 const MAX_DEPTH = 200;
 
@@ -84,8 +90,11 @@ function evalNode(st: Interp, n: Node): Val {
       return identifier(st, n);
     case 'qualified_identifier':
       return qualified(st, n);
-    case 'this':
+    case 'this': {
+      const r = st.frame.selfRef;
+      if (r?.k === 'mem') return { ty: ptrTo(r.view), konst: false, data: false, ptr: r.ptr };
       return st.frame.self ?? unknownVal();
+    }
     case 'field_expression':
       return fieldValue(st, n);
     case 'subscript_expression':
@@ -116,6 +125,8 @@ function evalNode(st: Interp, n: Node): Val {
       return sizeofExpr(st, n);
     case 'gnu_asm_expression':
       return evalCall(st, n);
+    case 'compound_literal_expression':
+      return compoundLiteral(st, n);
     case 'initializer_list':
     case 'argument_list':
       for (const c of named(n)) evalExpr(st, c);
@@ -150,6 +161,10 @@ function identifier(st: Interp, n: Node): Val {
 function nameValue(st: Interp, name: string, n: Node): Val {
   const cell = st.frame.scope.lookup(name);
   if (cell) return readCell(st, cell, n);
+  if (implicitMember(st, name)) {
+    const p = memberPlace(st, selfPlace(st), name, n, n);
+    return 'val' in p ? p.val : loadRef(st, p.ref, n);
+  }
   return fileName(st, name, n);
 }
 
@@ -180,6 +195,7 @@ function fileName(st: Interp, name: string, n: Node): Val {
   const m = st.file.macro(name, sitePos(st, n));
   if (m && m.params === null && !st.expanding.has(name)) return objectMacro(st, m, n);
   if (name in INT_CONSTANTS) return intVal(num(INT_CONSTANTS[name]), true);
+  if (name === '__CUDA_ARCH__' && st.file.archValue !== undefined) return intVal(num(st.file.archValue), true);
   if (FLOAT_CONSTANTS.has(name)) return { ty: FLOAT, konst: true, data: false };
   if (DOUBLE_CONSTANTS.has(name)) return { ty: DOUBLE, konst: true, data: false };
   if (!st.file.functions.has(name) && !st.unknownNames.has(name) && st.silent === 0) {
@@ -300,15 +316,61 @@ function globalValue(st: Interp, g: GlobalDef, n: Node): Val {
 export function loadRef(st: Interp, r: LRef, n: Node): Val {
   if (r.k === 'var') return readCell(st, r.cell, n);
   if (r.k === 'dim') return intVal(r.cell.val.obj?.dims?.[r.index] ?? num(1));
-  if (r.k === 'none') return unknownVal();
+  if (r.k === 'field') return r.path.reduce((v, f) => member(st, v, f, n), readCell(st, r.cell, n));
+  if (r.k === 'none') {
+    if (r.lost) st.say('unattributedLoad', n, brief(n, 40), LOST_FIX);
+    return unknownVal();
+  }
+  if (r.view.k === 'struct' && !r.view.layout) r = { ...r, view: withLayout(st, r.view) };
   st.access('load', r.ptr, r.view, n);
   const v: Val = { ty: r.view, konst: false, data: true };
   if (r.view.k === 'frag') v.frag = r.view;
+  if (r.view.k === 'struct' && r.view.layout) v.obj = { kind: 'struct', fields: pointerMembers(r.ptr, r.view.layout) };
+  if (r.view.k === 'ptr') v.ptr = loadedPointer(r.name ?? `${r.ptr.base}[]`, r.ptr.space, r.view.to);
   return v;
 }
 
+/**
+ * The pointer members of a struct read from memory (`nodes[i].next`,
+ * `lines[i].vertices`): they point to global memory, at an offset the
+ * analysis does not know (named `base.member`).
+ */
+function pointerMembers(p: Ptr, layout: Layout): Map<string, Val> {
+  const out = new Map<string, Val>();
+  for (const [f, fi] of layout.fields) {
+    if (fi.ty.k !== 'ptr' || fi.dims.length > 0) continue;
+    out.set(f, { ty: fi.ty, konst: false, data: true, ptr: loadedPointer(`${p.base}.${f}`, p.space, fi.ty.to) });
+  }
+  return out;
+}
+
+/**
+ * A pointer read from memory (`rows[b]`, `node->next`): it points to global
+ * memory at an offset the analysis does not know, so its accesses count but
+ * their footprint is unknown. A pointer kept in registers stays local.
+ */
+function loadedPointer(name: string, from: Ptr['space'], elem: Ty): Ptr {
+  return { base: name, space: from === 'local' ? 'local' : 'global', baseTy: elem, off: num(0), exact: false, rows: [] };
+}
+
+/** `v` with the member at `path` replaced (a store into a member of a struct in a register). */
+function withMember(st: Interp, v: Val, path: string[], x: Val, n: Node): Val {
+  const [f, ...rest] = path;
+  const fields = new Map(v.obj?.fields ?? []);
+  const layout = v.ty.k === 'struct' ? v.ty.layout : undefined;
+  const fty = layout?.fields.get(f)?.ty;
+  fields.set(f, rest.length > 0 ? withMember(st, member(st, v, f, n), rest, x, n) : fty ? convert(x, fty) : x);
+  return { ...v, obj: { kind: v.obj?.kind ?? 'struct', ...v.obj, fields } };
+}
+
+/** The fix named when a pointer's target is not known. */
+const LOST_FIX = 'the pointer does not derive from a kernel argument, a shared array or a value the analysis follows';
+
 export function storeRef(st: Interp, r: LRef, v: Val, n: Node): void {
-  if (r.k === 'none') return;
+  if (r.k === 'none') {
+    if (r.lost) st.say('unattributedStore', n, brief(n, 40), LOST_FIX);
+    return;
+  }
   if (r.k === 'dim') {
     const dims = [...(r.cell.val.obj?.dims ?? [num(1), num(1), num(1)])];
     dims[r.index] = v.e ?? num(1);
@@ -316,7 +378,11 @@ export function storeRef(st: Interp, r: LRef, v: Val, n: Node): void {
     return;
   }
   if (r.k === 'mem') {
-    st.access('store', r.ptr, r.view, n);
+    st.access('store', r.ptr, r.view.k === 'struct' && !r.view.layout ? withLayout(st, r.view) : r.view, n);
+    return;
+  }
+  if (r.k === 'field') {
+    r.cell.val = withMember(st, r.cell.val, r.path, v, n);
     return;
   }
   const cell = r.cell;
@@ -336,7 +402,14 @@ export function evalLvalue(st: Interp, n: Node): LRef {
   switch (n.type) {
     case 'identifier': {
       const cell = st.frame.scope.lookup(n.text);
-      if (cell) return cell.alias ? withAlias(st, cell, (node) => evalLvalue(st, node)) : { k: 'var', cell };
+      if (cell?.alias) return withAlias(st, cell, (node) => evalLvalue(st, node));
+      // A reference bound to memory (a `const float4&` parameter, a `__shared__` scalar) is that memory.
+      if (cell?.memRef) return { k: 'mem', ptr: cell.memRef.ptr, view: cell.memRef.view };
+      if (cell) return { k: 'var', cell };
+      if (implicitMember(st, n.text)) {
+        const p = memberPlace(st, selfPlace(st), n.text, n, n);
+        return 'ref' in p ? p.ref : { k: 'none' };
+      }
       const g = st.file.globals.get(n.text);
       if (!g || g.space === 'const') return { k: 'none' };
       const m = globalMemory(st, g);
@@ -364,7 +437,7 @@ export function evalLvalue(st: Interp, n: Node): LRef {
 }
 
 function derefRef(p: Val): LRef {
-  if (!p.ptr) return { k: 'none' };
+  if (!p.ptr) return { k: 'none', lost: p.ty.k === 'ptr' };
   return { k: 'mem', ptr: p.ptr, view: p.ty.k === 'ptr' ? p.ty.to : UNKNOWN };
 }
 
@@ -373,7 +446,7 @@ function subscript(st: Interp, n: Node): { ref: LRef } | { val: Val } {
   const base = evalExpr(st, n.childForFieldName('argument'));
   const idxNode = n.childForFieldName('indices') ?? n.childForFieldName('index');
   const idx = evalExpr(st, idxNode && idxNode.type === 'subscript_argument_list' ? (named(idxNode)[0] ?? null) : idxNode);
-  if (!base.ptr) return { val: unknownVal(base.data || idx.data) };
+  if (!base.ptr) return base.ty.k === 'ptr' ? { ref: { k: 'none', lost: true } } : { val: unknownVal(base.data || idx.data) };
   const view = base.ty.k === 'ptr' ? base.ty.to : UNKNOWN;
   const p = base.ptr;
   const exact = p.exact && idx.e !== undefined && !idx.data;
@@ -417,18 +490,100 @@ function builtinField(st: Interp, n: Node): Val | undefined {
   return intVal(st.dim(name));
 }
 
-function fieldValue(st: Interp, n: Node): Val {
+/** Where an expression's value lives: a place (a variable, memory) or, for anything else, the value itself. */
+export type Place = { ref: LRef } | { val: Val };
+
+export function place(st: Interp, n: Node): Place {
+  switch (n.type) {
+    case 'parenthesized_expression':
+      return named(n)[0] ? place(st, named(n)[0]) : { val: unknownVal() };
+    case 'identifier':
+      if (!st.frame.scope.lookup(n.text) && implicitMember(st, n.text)) return memberPlace(st, selfPlace(st), n.text, n, n);
+      return st.frame.scope.lookup(n.text) || st.file.globals.get(n.text)?.space === 'global' ? { ref: evalLvalue(st, n) } : { val: evalExpr(st, n) };
+    case 'subscript_expression':
+      return subscript(st, n);
+    case 'pointer_expression':
+      if (n.childForFieldName('operator')?.text !== '*') return { val: evalExpr(st, n) };
+      return pointee(evalExpr(st, n.childForFieldName('argument')));
+    case 'field_expression':
+      return fieldPlace(st, n);
+    default:
+      return { val: evalExpr(st, n) };
+  }
+}
+
+/** What `*p` / `p->` designates: memory when `p` points there, else the value (`this` of a method on a value). */
+function pointee(p: Val): Place {
+  return p.ptr || p.ty.k === 'ptr' ? { ref: derefRef(p) } : { val: p };
+}
+
+/**
+ * `a.f`, `p->f`, `p[i].pos.y`: a member of a struct or vector in memory is
+ * the memory of that member (reading it moves the member's bytes, not the
+ * whole struct's); a member of a value is a value.
+ */
+function fieldPlace(st: Interp, n: Node): Place {
   const b = builtinField(st, n);
-  if (b) return b;
+  if (b) return { val: b };
   const f = n.childForFieldName('field')?.text ?? '';
   const arg = n.childForFieldName('argument')!;
-  if (arg.type === 'subscript_expression' || (arg.type === 'pointer_expression' && arg.childForFieldName('operator')?.text === '*')) {
-    const r = evalLvalue(st, arg);
-    if (r.k === 'mem' && r.view.k === 'num' && r.view.lanes > 1) return loadRef(st, componentRef(r, f), n);
-    if (r.k !== 'none') return member(st, loadRef(st, r, arg), f, n);
-    return unknownVal();
+  const arrow = n.childForFieldName('operator')?.text === '->';
+  const base = arrow ? (arg.type === 'this' ? selfPlace(st) : pointee(evalExpr(st, arg))) : place(st, arg);
+  return memberPlace(st, base, f, n, arg);
+}
+
+/** The object a method runs on: its place when it has one (`p[i].advance()` on memory), else its value. */
+function selfPlace(st: Interp): Place {
+  return st.frame.selfRef ? { ref: st.frame.selfRef } : { val: st.frame.self ?? unknownVal() };
+}
+
+/** A data member named without `this->` inside a method of its struct. */
+function implicitMember(st: Interp, name: string): boolean {
+  return !!st.frame.def?.owner?.fields.has(name) && (!!st.frame.selfRef || !!st.frame.self);
+}
+
+function memberPlace(st: Interp, base: Place, f: string, n: Node, arg: Node): Place {
+  if ('val' in base) return { val: member(st, base.val, f, n) };
+  const r = base.ref.k === 'mem' && base.ref.view.k === 'struct' && !base.ref.view.layout ? { ...base.ref, view: withLayout(st, base.ref.view) } : base.ref;
+  if (r.k === 'mem') {
+    if (r.view.k === 'num' && r.view.lanes > 1 && COMPONENTS.includes(f)) return { ref: componentRef(r, f) };
+    if (r.view.k === 'struct' && r.view.layout?.fields.has(f)) return structMember(st, r, r.view.layout, f, n);
+    if (r.view.k === 'num' && r.view.lanes > 1) return { val: member(st, loadRef(st, r, arg), f, n) };
+    if (r.view.k === 'frag' || r.view.k === 'ptr') return { val: member(st, loadRef(st, r, arg), f, n) };
+    // A member of an element whose type the file does not define (`Vertex` from a header): its bytes are unknown.
+    if (r.ptr.space === 'global') st.say('structLayoutUnknown', n, tyName(r.view), r.view.k === 'struct' ? 'it' : '`' + tyName(r.view) + '`');
+    return { ref: { k: 'none' } };
   }
-  return member(st, evalExpr(st, arg), f, n);
+  if (r.k === 'var') {
+    if (r.cell.val.obj?.kind === 'dim3' && COMPONENTS.includes(f)) return { ref: { k: 'dim', cell: r.cell, index: COMPONENTS.indexOf(f) } };
+    if (r.cell.ty.k === 'struct' && r.cell.ty.layout?.fields.has(f) && !r.cell.alias && !r.cell.memRef) return { ref: { k: 'field', cell: r.cell, path: [f] } };
+    return { val: member(st, readCell(st, r.cell, arg), f, n) };
+  }
+  if (r.k === 'field') {
+    const v = loadRef(st, r, arg);
+    if (v.ty.k === 'struct' && v.ty.layout?.fields.has(f)) return { ref: { k: 'field', cell: r.cell, path: [...r.path, f] } };
+    return { val: member(st, v, f, n) };
+  }
+  // A member of memory the analysis does not follow is not followed either (its access is said).
+  if (r.k === 'none' && r.lost) return { ref: r };
+  return { val: unknownVal() };
+}
+
+/** A member of a struct in memory: its own bytes at its offset (an array member is a pointer to its first element). */
+function structMember(st: Interp, r: { k: 'mem'; ptr: Ptr; view: Ty }, layout: Layout, f: string, n: Node): Place {
+  const fi = layout.fields.get(f)!;
+  const ptr: Ptr = { ...r.ptr, off: add(r.ptr.off, num(fi.off)), exact: r.ptr.exact && layout.complete, rows: [] };
+  if (fi.dims.length > 0) {
+    const rows = fi.dims.slice(1).map((d) => num(d));
+    return { val: { ty: ptrTo(fi.ty), konst: false, data: false, ptr: { ...ptr, baseTy: r.ptr.baseTy, rows } } };
+  }
+  if (fi.ty.k === 'unknown' && r.ptr.space === 'global') st.say('structLayoutUnknown', n, tyName(fi.ty), '`' + tyName(fi.ty) + '`');
+  return { ref: { k: 'mem', ptr, view: fi.ty, name: `${r.ptr.base}.${f}` } };
+}
+
+function fieldValue(st: Interp, n: Node): Val {
+  const p = fieldPlace(st, n);
+  return 'val' in p ? p.val : loadRef(st, p.ref, n);
 }
 
 function componentRef(r: { k: 'mem'; ptr: Ptr; view: Ty }, f: string): LRef {
@@ -448,6 +603,12 @@ export function member(st: Interp, base: Val, f: string, n: Node): Val {
   }
   if (base.obj?.dims && COMPONENTS.includes(f)) return intVal(base.obj.dims[COMPONENTS.indexOf(f)] ?? num(1));
   if (base.obj?.fields?.has(f)) return base.obj.fields.get(f)!;
+  const fi = base.ty.k === 'struct' ? base.ty.layout?.fields.get(f) : undefined;
+  if (fi) {
+    // A member of a struct value: typed by its declaration (an array member is registers).
+    if (fi.dims.length > 0) return { ty: ptrTo(fi.ty), konst: false, data: false, ptr: { base: brief(n, 30), space: 'local', baseTy: fi.ty, off: num(0), exact: false, rows: fi.dims.slice(1).map((d) => num(d)) } };
+    return { ty: fi.ty, konst: false, data: base.data || !base.konst };
+  }
   if (base.ty.k === 'num' && base.ty.lanes > 1 && COMPONENTS.includes(f)) return { ...base, ty: scalarOf(base.ty), e: undefined };
   if (base.ty.k === 'num' && base.ty.lanes === 2 && (f === 'first' || f === 'second')) return { ...base, ty: scalarOf(base.ty) };
   if (!base.data && base.ty.k === 'unknown') st.say('unknownMember', n, brief(n, 40));
@@ -461,12 +622,14 @@ function fragElemsPerThread(f: { use: string; m: number; n: number; kk: number }
 }
 
 function fieldRef(st: Interp, n: Node): LRef {
-  const arg = n.childForFieldName('argument')!;
-  const f = n.childForFieldName('field')?.text ?? '';
-  const r = evalLvalue(st, arg);
-  if (r.k === 'mem' && r.view.k === 'num' && r.view.lanes > 1) return componentRef(r, f);
-  if (r.k === 'var' && r.cell.val.obj?.kind === 'dim3' && COMPONENTS.includes(f)) return { k: 'dim', cell: r.cell, index: COMPONENTS.indexOf(f) };
-  return { k: 'none' };
+  const arg = n.childForFieldName('argument');
+  if (arg?.type === 'identifier' && n.childForFieldName('operator')?.text !== '->') {
+    // A store into a member of a register variable whose type the analysis does not lay out: nothing to count.
+    const cell = st.frame.scope.lookup(arg.text);
+    if (cell && !cell.alias && !cell.memRef && !(cell.ty.k === 'struct' && cell.ty.layout) && cell.val.obj?.kind !== 'dim3') return { k: 'none' };
+  }
+  const p = fieldPlace(st, n);
+  return 'ref' in p ? p.ref : { k: 'none' };
 }
 
 // ------------------------------------------------------------------ operators
@@ -645,6 +808,21 @@ function ternary(st: Interp, n: Node): Val {
 }
 
 // ------------------------------------------------------------------ conversions
+
+/**
+ * `T{v}`: a conversion of its one value (`int{x}`, `cuda::aligned_size_t<16>{bytes}`
+ * — a size wrapper, the size itself); with more values, a value of type `T`.
+ */
+function compoundLiteral(st: Interp, n: Node): Val {
+  const t = n.childForFieldName('type');
+  const items = named(n.childForFieldName('value') ?? n).filter((x) => x.type !== 'comment');
+  const vals = items.map((x) => evalExpr(st, x));
+  const name = t?.text.replace(/\s+/g, '') ?? '';
+  if (/(^|::)aligned_size_t(<|$)/.test(name)) return vals[0] ?? unknownVal();
+  const ty = t ? (t.type === 'type_descriptor' ? descriptorType(st, t) : baseType(st, t)) : UNKNOWN;
+  if (vals.length === 1 && ty.k === 'num') return convert(vals[0], ty);
+  return { ty, konst: vals.length > 0 && vals.every((v) => v.konst), data: vals.some((v) => v.data), ...(ty.k === 'struct' ? { obj: { kind: 'struct' as const } } : {}) };
+}
 
 /** Converts a value to a declared type (`float x = h[i]`, `(float4*)p`, `static_cast<int>(f)`). */
 export function convert(v: Val, ty: Ty): Val {

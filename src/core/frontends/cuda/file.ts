@@ -11,6 +11,7 @@
 import type { Diagnostic } from '../../ir';
 import { say } from '../../messages';
 import { foldNumbers } from '../../sym/fold';
+import { CUDA_ARCH, type TargetArch } from './arch';
 import { brief, hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
 
 export interface MacroDef {
@@ -52,7 +53,31 @@ export interface StructDef {
   tparams: TParam[];
   methods: Map<string, FnDef[]>;
   conversion: FnDef | null;
+  /** Non-static data members by name. */
   fields: Map<string, { type: Node; declarator: Node }>;
+  /** The data members in declaration order, for the layout (an anonymous struct or union member is inlined). */
+  members: ({ name: string; type: Node; declarator: Node } | { anon: StructDef })[];
+  /** A `union`: every member at offset 0. */
+  union: boolean;
+  /** `alignas(N)` / `__align__(N)` on the struct. */
+  alignas: Node | null;
+  /** Base classes (`struct B : A`), laid out first. */
+  bases: Node[];
+}
+
+/** `typedef T name;` / `using name = T;`: the aliased type and, for `typedef`, its declarator (pointers). */
+export interface TypeAlias {
+  type: Node;
+  declarator: Node | null;
+}
+
+/** A texture or surface reference declared at file scope (`texture<float, 2, cudaReadModeElementType> tex;`). */
+export interface TextureRef {
+  name: string;
+  /** The element type argument. */
+  elem: Node | null;
+  /** `cudaReadModeNormalizedFloat`: reads return floats (`uchar4` texels read as `float4`). */
+  normalized: boolean;
 }
 
 export interface GlobalDef {
@@ -116,6 +141,10 @@ export class FileInfo {
   readonly functions = new Map<string, FnDef[]>();
   readonly kernels: FnDef[] = [];
   readonly structs = new Map<string, StructDef>();
+  readonly typedefs = new Map<string, TypeAlias>();
+  /** Structs by the position of their specifier (anonymous ones are found this way). */
+  readonly structsAt = new Map<number, StructDef>();
+  readonly textures = new Map<string, TextureRef>();
   readonly globals = new Map<string, GlobalDef>();
   readonly launches: LaunchSite[] = [];
   readonly instantiations: Instantiation[] = [];
@@ -128,11 +157,17 @@ export class FileInfo {
   private helpers: string | undefined;
   private depth = 0;
 
+  /** `__CUDA_ARCH__` as the analysis uses it: the user's value, else the selected GPU's (arch.ts); said once. */
+  readonly archValue: number | undefined;
+  private archSaid = false;
+
   constructor(
     readonly root: Node,
     readonly snippets: Snippets,
     private readonly userValues: ReadonlyMap<string, number>,
+    private readonly arch: TargetArch = { from: 'no GPU selected' },
   ) {
+    this.archValue = userValues.get(CUDA_ARCH) ?? arch.value;
     this.walk(root, null);
     this.collectLaunches();
   }
@@ -195,12 +230,22 @@ export class FileInfo {
         return;
       case 'struct_specifier':
       case 'class_specifier':
+      case 'union_specifier':
         this.struct(c);
         return;
       case 'declaration':
         this.declaration(c, owner);
         this.structsIn(c);
         return;
+      case 'type_definition':
+        this.typedef(c);
+        return;
+      case 'alias_declaration': {
+        const name = c.childForFieldName('name')?.text;
+        const type = c.childForFieldName('type');
+        if (name && type) this.typedefs.set(name, { type, declarator: null });
+        return;
+      }
       case 'template_instantiation':
         this.instantiation(c);
         return;
@@ -260,12 +305,16 @@ export class FileInfo {
     if (b.type === 'preproc_ifdef' || b.type === 'preproc_elifdef') {
       const name = b.childForFieldName('name')?.text ?? '';
       const negate = hasToken(b, '#ifndef') || hasToken(b, '#elifndef');
-      const defined = this.macro(name, b.startIndex) !== undefined || this.userValues.has(name);
+      const defined = this.macro(name, b.startIndex) !== undefined || this.userValues.has(name) || name === CUDA_ARCH;
       return negate ? !defined : defined;
     }
     const cond = b.childForFieldName('condition');
     if (!cond) return false;
     const v = this.ppValue(cond, b.startIndex, 0);
+    if (v === undefined && this.archValue === undefined && /\b__CUDA_ARCH__\b/.test(cond.text)) {
+      this.diagnostics.push(say('cudaArchUnknown', lineOf(b), this.arch.from, brief(cond, 50)));
+      return true;
+    }
     if (v === undefined) {
       // Not computable (too deep, an unsupported operator): the branch is kept, and said so.
       this.diagnostics.push(say('ppUnknown', lineOf(b), brief(cond, 50)));
@@ -290,7 +339,7 @@ export class FileInfo {
         return named(n)[0] ? this.ppValue(named(n)[0], pos, depth + 1) : undefined;
       case 'preproc_defined': {
         const id = named(n)[0]?.text ?? '';
-        return this.macro(id, pos) || this.userValues.has(id) ? 1 : 0;
+        return this.macro(id, pos) || this.userValues.has(id) || id === CUDA_ARCH ? 1 : 0;
       }
       case 'identifier':
         return this.ppIdentifier(n, pos, depth);
@@ -315,6 +364,14 @@ export class FileInfo {
     const user = this.userValues.get(n.text);
     if (user !== undefined) return user;
     const m = this.macro(n.text, pos);
+    if (n.text === CUDA_ARCH && !m) {
+      // The device pass for the target architecture: defined, with the GPU's value (or none known).
+      if (this.archValue !== undefined && !this.archSaid) {
+        this.archSaid = true;
+        this.diagnostics.push(say('cudaArch', lineOf(n), this.archValue, this.arch.from));
+      }
+      return this.archValue;
+    }
     if (m && m.params === null && m.body) {
       // Each definition is evaluated once: chains like `#define F2 F1 + F1` stay linear.
       if (this.ppMacroValues.has(m)) return this.ppMacroValues.get(m);
@@ -375,37 +432,97 @@ export class FileInfo {
     if (def.isGlobal && def.body) this.kernels.push(def);
   }
 
-  private struct(c: Node): void {
-    const name = c.childForFieldName('name')?.text;
+  /** A struct, class or union with a body; `as` names an anonymous one (`typedef struct { … } P;`). */
+  private struct(c: Node, as?: string): StructDef | undefined {
+    const name = c.childForFieldName('name')?.text ?? as;
     const body = c.childForFieldName('body');
-    if (!name || !body) return;
+    if (!name || !body) return undefined;
     const template = c.parent?.type === 'template_declaration' ? c.parent : null;
-    const def: StructDef = { name, node: c, tparams: template ? templateParams(template) : [], methods: new Map(), conversion: null, fields: new Map() };
+    const def: StructDef = {
+      name,
+      node: c,
+      tparams: template ? templateParams(template) : [],
+      methods: new Map(),
+      conversion: null,
+      fields: new Map(),
+      members: [],
+      union: c.type === 'union_specifier',
+      alignas: named(c).find((x) => x.type === 'alignas_qualifier') ?? null,
+      bases: named(c)
+        .filter((x) => x.type === 'base_class_clause')
+        .flatMap((x) => named(x).filter((b) => b.type === 'type_identifier' || b.type === 'qualified_identifier' || b.type === 'template_type')),
+    };
     this.structs.set(name, def);
+    this.structsAt.set(c.startIndex, def);
     for (const m of named(body)) {
       if (m.type === 'field_declaration') this.field(def, m);
       else if (m.type === 'function_definition') this.func(m, def);
       else if (m.type === 'template_declaration') for (const f of named(m)) if (f.type === 'function_definition') this.func(f, def);
     }
+    return def;
   }
 
   private structsIn(decl: Node): void {
     const t = decl.childForFieldName('type');
-    if (t && (t.type === 'struct_specifier' || t.type === 'class_specifier')) this.struct(t);
+    if (t && (t.type === 'struct_specifier' || t.type === 'class_specifier' || t.type === 'union_specifier')) this.struct(t);
   }
 
   private field(def: StructDef, m: Node): void {
     const type = m.childForFieldName('type');
     if (!type) return;
-    for (const d of m.childrenForFieldName('declarator')) {
+    if (named(m).some((x) => x.type === 'storage_class_specifier' && x.text === 'static')) return;
+    const declarators = m.childrenForFieldName('declarator');
+    if (declarators.length === 0 && /^(struct|class|union)_specifier$/.test(type.type) && !type.childForFieldName('name')) {
+      // An anonymous struct or union member: its members belong to the enclosing struct.
+      const anon = this.struct(type, `${def.name}::<anonymous@${type.startIndex}>`);
+      if (anon) {
+        def.members.push({ anon });
+        for (const [f, v] of anon.fields) def.fields.set(f, v);
+      }
+      return;
+    }
+    if (/^(struct|class|union)_specifier$/.test(type.type)) this.struct(type);
+    for (const d of declarators) {
       const id = innermostName(d);
-      if (id) def.fields.set(id, { type, declarator: d });
+      if (!id) continue;
+      def.fields.set(id, { type, declarator: d });
+      def.members.push({ name: id, type, declarator: d });
+    }
+  }
+
+  /** `typedef struct { … } P;`, `typedef float4 vec;`, `typedef struct Node* NodePtr;`. */
+  private typedef(c: Node): void {
+    const type = c.childForFieldName('type');
+    if (!type) return;
+    const declarators = c.childrenForFieldName('declarator');
+    if (/^(struct|class|union)_specifier$/.test(type.type) && type.childForFieldName('body')) {
+      const plain = declarators.find((d) => d.type === 'type_identifier');
+      this.struct(type, type.childForFieldName('name') ? undefined : plain?.text);
+      if (!type.childForFieldName('name') && plain) {
+        for (const d of declarators) if (d.startIndex !== plain.startIndex) this.typedefs.set(innermostName(d) ?? '', { type, declarator: d });
+        return;
+      }
+    }
+    for (const d of declarators) {
+      const name = innermostName(d);
+      if (name) this.typedefs.set(name, { type, declarator: d });
     }
   }
 
   /** File-scope `__constant__`, `__device__` and `const`/`constexpr` variables (not function locals). */
   private declaration(c: Node, owner: StructDef | null): void {
     if (owner || insideFunction(c)) return;
+    const type = c.childForFieldName('type');
+    if (type?.type === 'template_type' && /^(texture|surface)$/.test(type.childForFieldName('name')?.text ?? '')) {
+      // A texture or surface reference (the pre-CUDA 12 API): `texture<float4, 2, cudaReadModeElementType> tex;`.
+      const args = type.childForFieldName('arguments');
+      const as = args ? named(args) : [];
+      for (const d of c.childrenForFieldName('declarator')) {
+        const name = innermostName(d);
+        if (name) this.textures.set(name, { name, elem: as[0] ?? null, normalized: as.some((a) => a.text.includes('NormalizedFloat')) });
+      }
+      return;
+    }
     const constant = hasQualifier(c, '__constant__');
     const device = hasToken(c, '__device__');
     const isConst = hasQualifier(c, 'const') || hasQualifier(c, 'constexpr');
@@ -509,7 +626,7 @@ export function templateParams(t: Node): TParam[] {
 function innermostName(d: Node): string | null {
   let cur: Node | null = d;
   for (let i = 0; cur && i < 12; i++) {
-    if (cur.type === 'identifier' || cur.type === 'field_identifier') return cur.text;
+    if (cur.type === 'identifier' || cur.type === 'field_identifier' || cur.type === 'type_identifier') return cur.text;
     cur = cur.childForFieldName('declarator') ?? named(cur).find((x) => x.type === 'identifier' || x.type.endsWith('declarator')) ?? null;
   }
   return null;

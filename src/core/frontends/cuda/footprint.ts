@@ -42,7 +42,7 @@ export class Footprints {
     if (t.why) return;
     const r = ptr.exact ? this.syms.interval(ptr.off) : undefined;
     if (!r) {
-      t.why = `the index into \`${ptr.base}\` at line ${line} depends on loaded data or on values the analysis cannot follow`;
+      t.why = ptr.why ?? `the index into \`${ptr.base}\` at line ${line} depends on loaded data or on values the analysis cannot follow`;
       return;
     }
     const range = { lo: r.lo, hi: add(r.hi, extent) };

@@ -13,6 +13,7 @@ import { KernelCache, runKernels } from '../../engine/driver';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { say } from '../../messages';
+import { CUDA_ARCH, targetArch } from './arch';
 import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import type { Tree } from 'web-tree-sitter';
@@ -22,7 +23,8 @@ import { parseCached } from '../../parsers';
 const MAX_SYNTAX_DIAGNOSTICS = 5;
 const MAX_SEARCH_DEPTH = 256;
 
-export const cudaFrontend: Frontend = (ctx) => {
+export const cudaFrontend: Frontend = (input) => {
+  const ctx: FrontendContext = { ...input, source: spellAlignas(input.source) };
   const diagnostics: Diagnostic[] = [];
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
   const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs);
@@ -31,9 +33,10 @@ export const cudaFrontend: Frontend = (ctx) => {
   const closed = closeBraces(ctx, tree.rootNode);
   try {
     diagnostics.push(...syntaxErrors(tree.rootNode));
-    const file = new FileInfo((closed ?? tree).rootNode, snippets, userValues(ctx));
+    const arch = targetArch(ctx.gpu);
+    const file = new FileInfo((closed ?? tree).rootNode, snippets, userValues(ctx), arch);
     diagnostics.push(...file.diagnostics, ...includeNotes(file));
-    const r = analyzeKernels(ctx, file, closed ? `${ctx.source}\n;}` : ctx.source);
+    const r = analyzeKernels(ctx, file, closed ? `${ctx.source}\n;}` : ctx.source, ctx.source.includes(CUDA_ARCH) ? String(file.archValue) : '');
     diagnostics.push(...r.diagnostics);
     if (file.kernels.length === 0) {
       const defs = (ctx.source.match(/__global__/g) ?? []).length;
@@ -45,6 +48,17 @@ export const cudaFrontend: Frontend = (ctx) => {
     closed?.delete();
   }
 };
+
+/**
+ * `__align__(N)` is CUDA's spelling of `alignas(N)`. tree-sitter-cuda reads
+ * `alignas` everywhere but not `__align__` (it takes `struct __align__(16) P
+ * { … };` for a function). Both are 9 characters with the padding, so lines
+ * and columns are unchanged. A file that defines `__align__` keeps it.
+ */
+function spellAlignas(source: string): string {
+  if (!source.includes('__align__') || /#\s*define\s+__align__/.test(source)) return source;
+  return source.replace(/\b__align__(?=\s*\()/g, 'alignas  ');
+}
 
 /**
  * Analysed kernels by everything they depend on: their own text and first
@@ -97,8 +111,8 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
   return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, source: string): ReturnType<typeof runKernels> {
-  const context = hash53(outsideKernels(source, file));
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, source: string, arch: string): ReturnType<typeof runKernels> {
+  const context = hash53(outsideKernels(source, file) + '\u0002' + arch);
   return runKernels(
     ctx,
     cache,

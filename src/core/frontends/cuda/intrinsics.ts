@@ -91,6 +91,12 @@ export function conversionType(name: string): Ty | undefined {
   };
   const t = table[name];
   if (t) return namedType(t);
+  // `make_uchar4`, `make_int3`, `make_double2`: the vector constructors.
+  const made = /^make_(\w+)$/.exec(name);
+  if (made) {
+    const v = namedType(made[1]) ?? namedType(made[1].replace(/^u(?=(char|short|int|long))/, ''));
+    if (v && v.k === 'num') return numTy(v.dtype, v.lanes, made[1]);
+  }
   if (/^__(float|double|half|bfloat16)2u?(int|ll|short)_r[nzud]$/.test(name) || /_as_u?(int|longlong|short)$/.test(name)) return INT;
   if (/^__(float|double)2uint_r[nzud]$/.test(name)) return INT;
   if (/^__(short|ushort|int|uint)2half_r[nzud]$/.test(name)) return numTy('fp16', 1, 'half');

@@ -216,7 +216,8 @@ function pointee(st: Interp, name: string, declared: Ty, p: Node): Ty {
   if (declared.k === 'struct') return declared;
   st.assume('elemAssumedFp32', name);
   st.say('unknownDtype', p, name);
-  return numTy('fp32', 1, 'float');
+  // Named as declared (`Vertex`), so a member access on it can say which type is missing.
+  return numTy('fp32', 1, declared.k === 'unknown' && declared.name !== '?' ? declared.name : 'float');
 }
 
 /** A struct passed by value: its pointer members point to global memory (`p.A`), its scalars are symbols (`p.n`). */

@@ -137,7 +137,17 @@ function assignedInBody(st: Interp, body: Node | null, steps: Map<string, Step>)
       }
     }
   for (const a of body.descendantsOfType(['assignment_expression', 'update_expression'])) {
-    const t = a.type === 'update_expression' ? a.childForFieldName('argument') : a.childForFieldName('left');
+    let t = a.type === 'update_expression' ? a.childForFieldName('argument') : a.childForFieldName('left');
+    // A member of a struct held in a variable (`acc.sum += v`): the variable varies.
+    let member = false;
+    while (t && t.type === 'field_expression' && t.childForFieldName('operator')?.text !== '->') {
+      t = t.childForFieldName('argument');
+      member = true;
+    }
+    if (member && t?.type === 'identifier' && st.frame.scope.lookup(t.text) && !out.has(t.text)) {
+      out.set(t.text, { kind: 'vary' });
+      continue;
+    }
     if (!t || t.type !== 'identifier' || !st.frame.scope.lookup(t.text)) continue;
     if (out.has(t.text) && steps.has(t.text)) {
       out.set(t.text, { kind: 'vary' });
@@ -160,10 +170,14 @@ function advance(st: Interp, v: Val, step: Step, k: Expr): Val {
   return { ...v, konst: false };
 }
 
-/** A value that changes in ways the analysis does not follow. */
-function varying(st: Interp, v: Val): Val {
+/** A value that changes in ways the analysis does not follow (a struct's members too). */
+function varying(st: Interp, v: Val, depth = 0): Val {
   if (v.ptr) return { ...v, ptr: { ...v.ptr, exact: false } };
   if (v.e) return { ...v, e: st.syms.fresh('?', { kind: 'opaque', lo: ZERO, hi: ZERO }), konst: false };
+  if (v.obj?.fields && v.obj.kind === 'struct' && depth < 8) {
+    const fields = new Map([...v.obj.fields].map(([f, x]) => [f, varying(st, x, depth + 1)] as const));
+    return { ...v, konst: false, obj: { ...v.obj, fields } };
+  }
   return { ...v, konst: false };
 }
 

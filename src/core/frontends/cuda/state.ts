@@ -17,9 +17,10 @@ import type { FileInfo, FnDef, MacroDef } from './file';
 import { Footprints } from './footprint';
 import { IndexSyms } from './indexsyms';
 import { brief, lineOf, type Node } from './syntax';
-import { isFloatTy, lanesOf, sizeOf, type Ty } from './types';
+import { isFloatTy, lanesOf, sizeOf, structDtype, type Ty } from './types';
 import type { Cond } from '../../engine/cond';
 import type { Ptr, Val } from './values';
+import type { LRef } from './expr';
 
 /** A variable: its declared type and current abstract value, or a reference to memory. */
 export interface Cell {
@@ -57,6 +58,8 @@ export interface Frame {
   returned: boolean;
   /** The struct value a method runs on. */
   self?: Val;
+  /** Where that struct lives, when it has a place (memory, a variable): members named in the method are read there. */
+  selfRef?: LRef;
 }
 
 /** The threads of the block that execute the current code. */
@@ -241,14 +244,18 @@ export class Interp {
   /**
    * A memory access through `ptr` of one value of type `view` by every
    * active thread — or, for warp-wide tile moves (`wmma`, `ldmatrix`),
-   * `perWarp.elems` elements per warp spanning `perWarp.extent` bytes.
+   * `perWarp.elems` elements per warp spanning `perWarp.extent` bytes (per
+   * `perWarp.group` threads instead, for a group-wide copy).
    */
-  access(kind: 'load' | 'store', ptr: Ptr, view: Ty, n: Node, perWarp?: { elems: Expr; extent: Expr }): void {
+  access(kind: 'load' | 'store', ptr: Ptr, view: Ty, n: Node, perWarp?: { elems: Expr; extent: Expr; group?: Expr }): void {
     if (ptr.space === 'local' || this.silent > 0 || this.host) return;
     const lanes = lanesOf(view);
     const elemBytes = sizeOf(view) / lanes;
-    const dtype: Dtype = view.k === 'num' || view.k === 'frag' ? view.dtype : elemBytes === 1 ? 'int8' : 'int32';
-    const elems = perWarp ? mul(this.warps(), perWarp.elems) : mul(this.threads(), num(lanes));
+    if (view.k === 'struct' && view.name !== 'dim3' && !view.layout?.complete && ptr.space === 'global')
+      this.say('structLayoutUnknown', n, view.name, view.layout?.unknown ? '`' + view.layout.unknown + '`' : 'it');
+    const dtype: Dtype = view.k === 'num' || view.k === 'frag' ? view.dtype : view.k === 'struct' ? structDtype(view) : view.k === 'ptr' ? 'int64' : elemBytes === 1 ? 'int8' : 'int32';
+    const groups = perWarp?.group ? cdiv(this.active.count, perWarp.group) : this.warps();
+    const elems = perWarp ? mul(groups, perWarp.elems) : mul(this.threads(), num(lanes));
     this.push({
       kind,
       space: ptr.space,

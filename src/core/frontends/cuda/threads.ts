@@ -13,7 +13,7 @@
 import { decide, type CondClass as EngineClass } from '../../engine/branch';
 import { condExprs, evalCond, flipOp, negateOp, type CmpOp, type Cond } from '../../engine/cond';
 import { countThreads, type ThreadSpace } from '../../engine/threads';
-import { freeSymbols, ONE, sub } from '../../sym/expr';
+import { freeSymbols, ONE, sub, type Expr } from '../../sym/expr';
 import { condOf, evalExpr } from './expr';
 import type { Active, Interp } from './state';
 import { brief, lineOf, named, type Node } from './syntax';
@@ -25,7 +25,7 @@ export type CondClass =
   | { k: 'const'; value: boolean }
   | { k: 'compile'; names: string[] }
   | { k: 'thread'; cond: Cond }
-  | { k: 'bounds' }
+  | { k: 'bounds'; interior?: boolean }
   | { k: 'data' }
   | { k: 'runtime' };
 
@@ -52,7 +52,7 @@ function classify(st: Interp, v: Val): CondClass {
     for (const n of freeSymbols(e)) if (!st.syms.get(n)) names.add(n);
   }
   if (kinds.has('opaque')) return { k: 'data' };
-  if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) return { k: 'bounds' };
+  if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) return interiorValue(st, c) === false ? { k: 'bounds', interior: false } : { k: 'bounds' };
   const env = st.env();
   const unbound = [...names].filter((n) => !env.has(n));
   const runtime = unbound.some((n) => st.runtimeParams.has(n));
@@ -60,6 +60,46 @@ function classify(st: Interp, v: Val): CondClass {
   const value = evalCond(c, env);
   if (value !== undefined) return { k: 'const', value };
   return runtime ? { k: 'runtime' } : { k: 'compile', names: unbound };
+}
+
+const INDEX_KINDS = ['block', 'iter', 'clip'] as const;
+
+/**
+ * What a bounds check is on the interior path: an index compared with a
+ * problem size (a run-time parameter) is in range there — `i < n` true,
+ * `i >= n` / `i > n - 1` false; `&&`, `||` and `!` combine. Anything else
+ * (`blockIdx.x == 0`, `x >= 1`) is undefined: counted as true, as before.
+ */
+function interiorValue(st: Interp, c: Cond): boolean | undefined {
+  switch (c.k) {
+    case 'cmp': {
+      const isIndex = (e: Expr) => INDEX_KINDS.some((k) => st.syms.kinds(e).has(k));
+      const ia = isIndex(c.a);
+      if (ia === isIndex(c.b)) return undefined;
+      const op = ia ? c.op : flipOp(c.op);
+      const bound = ia ? c.b : c.a;
+      if (![...freeSymbols(bound)].some((n) => st.runtimeParams.has(n))) return undefined;
+      if (op === '<' || op === '<=') return true;
+      if (op === '>' || op === '>=') return false;
+      return undefined;
+    }
+    case 'and': {
+      const l = interiorValue(st, c.l);
+      const r = interiorValue(st, c.r);
+      return l === false || r === false ? false : l === true && r === true ? true : undefined;
+    }
+    case 'or': {
+      const l = interiorValue(st, c.l);
+      const r = interiorValue(st, c.r);
+      return l === true || r === true ? true : l === false && r === false ? false : undefined;
+    }
+    case 'not': {
+      const x = interiorValue(st, c.c);
+      return x === undefined ? undefined : !x;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** Runs the branches of an `if` or `?:` the way COUNTING.md counts them (engine/branch.ts). */

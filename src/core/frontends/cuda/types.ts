@@ -23,9 +23,35 @@ export type Ty =
   | { k: 'num'; dtype: Dtype; lanes: number; name: string }
   | { k: 'ptr'; to: Ty }
   | FragTy
-  | { k: 'struct'; name: string; args: Ty[] }
+  | StructTy
   | { k: 'void' }
   | { k: 'unknown'; name: string };
+
+/** A struct, class or union: one defined in the file carries its C++ layout. */
+export interface StructTy {
+  k: 'struct';
+  name: string;
+  args: Ty[];
+  layout?: Layout;
+}
+
+/** Where each member of a struct lives, as C++ lays it out (natural alignment, padding, `alignas`/`__align__`). */
+export interface Layout {
+  size: number;
+  align: number;
+  fields: Map<string, FieldInfo>;
+  /** False when a member's type is not known here (from a header): its size, and the offsets after it, are guesses. */
+  complete: boolean;
+  /** The member type that made the layout incomplete. */
+  unknown?: string;
+}
+
+export interface FieldInfo {
+  off: number;
+  ty: Ty;
+  /** Array dimensions of an array member (`float v[3]` → [3]). */
+  dims: number[];
+}
 
 export function numTy(dtype: Dtype, lanes = 1, name?: string): Ty {
   return { k: 'num', dtype, lanes, name: name ?? dtype };
@@ -70,15 +96,31 @@ const NAMED: Record<string, [Dtype, number]> = {
   uint: ['int32', 1],
   int32_t: ['int32', 1],
   uint32_t: ['int32', 1],
+  double3: ['fp64', 3],
+  int1: ['int32', 1],
   int2: ['int32', 2],
+  int3: ['int32', 3],
   int4: ['int32', 4],
+  uint1: ['int32', 1],
   uint2: ['int32', 2],
   uint4: ['int32', 4],
   char: ['int8', 1],
   int8_t: ['int8', 1],
   uint8_t: ['int8', 1],
+  char2: ['int8', 2],
+  char3: ['int8', 3],
   char4: ['int8', 4],
+  uchar2: ['int8', 2],
+  uchar3: ['int8', 3],
   uchar4: ['int8', 4],
+  short2: ['int16', 2],
+  short4: ['int16', 4],
+  ushort2: ['int16', 2],
+  ushort4: ['int16', 4],
+  long2: ['int64', 2],
+  ulong2: ['int64', 2],
+  longlong2: ['int64', 2],
+  ulonglong2: ['int64', 2],
   short: ['int16', 1],
   int16_t: ['int16', 1],
   uint16_t: ['int16', 1],
@@ -98,7 +140,7 @@ export function namedType(name: string): Ty | undefined {
   return undefined;
 }
 
-/** Bytes of one value of the type (pointers 8, unknown 4). */
+/** Bytes of one value of the type (pointers 8, a struct its laid-out size, `dim3` 12, unknown 4). */
 export function sizeOf(t: Ty): number {
   switch (t.k) {
     case 'num':
@@ -109,9 +151,49 @@ export function sizeOf(t: Ty): number {
       return DTYPE_BYTES[t.dtype];
     case 'void':
       return 1;
+    case 'struct':
+      return t.layout?.size ?? (t.name === 'dim3' ? 12 : 4);
     default:
       return 4;
   }
+}
+
+/**
+ * Alignment of a type as nvcc lays it out: scalars their size; the 2- and
+ * 4-lane vector types their whole size up to 16 (`float2` 8, `float4` 16,
+ * `double4` 16, `half2` 4); 3-lane ones their element (`float3` 4); a
+ * struct its largest member's or its `alignas`.
+ */
+export function alignOf(t: Ty): number {
+  switch (t.k) {
+    case 'num': {
+      const e = DTYPE_BYTES[t.dtype];
+      return t.lanes === 2 || t.lanes === 4 ? Math.min(16, e * t.lanes) : e;
+    }
+    case 'ptr':
+      return 8;
+    case 'frag':
+      return DTYPE_BYTES[t.dtype];
+    case 'struct':
+      return t.layout?.align ?? 4;
+    default:
+      return 4;
+  }
+}
+
+/** The element type a struct's bytes are mostly made of (for labels): its widest kind of member. */
+export function structDtype(t: StructTy): Dtype {
+  const bytes = new Map<Dtype, number>();
+  const visit = (ty: Ty, n: number, depth: number): void => {
+    if (ty.k === 'num') bytes.set(ty.dtype, (bytes.get(ty.dtype) ?? 0) + n * sizeOf(ty));
+    else if (ty.k === 'ptr') bytes.set('int64', (bytes.get('int64') ?? 0) + n * 8);
+    else if (ty.k === 'struct' && ty.layout && depth < 8) for (const f of ty.layout.fields.values()) visit(f.ty, n * f.dims.reduce((a, b) => a * b, 1), depth + 1);
+  };
+  visit(t, 1, 0);
+  let best: Dtype = 'int32';
+  let most = 0;
+  for (const [d, b] of bytes) if (b > most) [best, most] = [d, b];
+  return best;
 }
 
 export function isFloatTy(t: Ty): boolean {

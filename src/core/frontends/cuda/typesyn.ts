@@ -4,10 +4,12 @@
  * 16, half, wmma::row_major> a`, `T* x` with `T` a template parameter.
  */
 import type { Dtype } from '../../gpus/types';
-import { evalTemplateArg } from './expr';
-import type { Interp } from './state';
+import { evalExpr, evalTemplateArg } from './expr';
+import type { FileInfo, StructDef } from './file';
+import { parseIntLiteral } from './file';
+import { Scope, type Interp } from './state';
 import { named, type Node } from './syntax';
-import { fragDtype, INT, namedType, numTy, ptrTo, UNKNOWN, type FragUse, type Ty } from './types';
+import { alignOf, fragDtype, INT, namedType, numTy, ptrTo, sizeOf, tyName, UNKNOWN, type FieldInfo, type FragUse, type Layout, type StructTy, type Ty } from './types';
 
 /** The type named by a type node in the current function (template parameters resolved). */
 export function baseType(st: Interp, t: Node | null): Ty {
@@ -25,7 +27,12 @@ export function baseType(st: Interp, t: Node | null): Ty {
       return templateType(st, t);
     case 'struct_specifier':
     case 'class_specifier':
-      return typeName(st, t.childForFieldName('name')?.text ?? '?');
+    case 'union_specifier': {
+      const name = t.childForFieldName('name');
+      if (name) return baseType(st, name);
+      const anon = st.file.structsAt.get(t.startIndex);
+      return anon ? structType(st, anon, []) : { k: 'unknown', name: 'struct' };
+    }
     case 'type_descriptor':
       return descriptorType(st, t);
     default:
@@ -55,10 +62,24 @@ export function typeName(st: Interp, name: string): Ty {
   if (tp) return tp;
   const n = namedType(name);
   if (n) return n;
-  if (st.file.structs.has(name)) return { k: 'struct', name, args: [] };
+  const s = st.file.structs.get(name);
+  if (s) return structType(st, s, []);
   if (name === 'dim3' || name === 'uint3') return { k: 'struct', name: 'dim3', args: [] };
+  const alias = st.file.typedefs.get(name);
+  if (alias && !resolving.has(alias)) {
+    resolving.add(alias);
+    try {
+      const base = baseType(st, alias.type);
+      return alias.declarator ? unwrapDeclarator(base, alias.declarator).ty : base;
+    } finally {
+      resolving.delete(alias);
+    }
+  }
   return { k: 'unknown', name };
 }
+
+/** Typedefs being resolved (`typedef A B; typedef B A;` ends). */
+const resolving = new Set<object>();
 
 function qualifiedType(st: Interp, t: Node): Ty {
   const inner = t.childForFieldName('name');
@@ -78,7 +99,130 @@ function templateType(st: Interp, t: Node): Ty {
   const args = t.childForFieldName('arguments');
   const tys: Ty[] = [];
   for (const a of args ? named(args) : []) tys.push(a.type === 'type_descriptor' ? descriptorType(st, a) : INT);
-  return st.file.structs.has(name) ? { k: 'struct', name, args: tys } : { k: 'unknown', name };
+  const s = st.file.structs.get(name);
+  return s ? structType(st, s, tys) : { k: 'unknown', name };
+}
+
+// ------------------------------------------------------------------ struct layouts
+
+/** Layouts by file and instantiation (`Pair<float>`); null while one is being computed (a struct cannot contain itself). */
+const layouts = new WeakMap<FileInfo, Map<string, Layout | null>>();
+
+/**
+ * A struct type with its layout: a pointer member to a struct being laid out
+ * (`Node* next` inside `Node`) is typed before that layout exists, and gets
+ * it when the pointer is followed.
+ */
+export function withLayout<T extends Ty>(st: Interp, ty: T): T | StructTy {
+  if (ty.k !== 'struct' || ty.layout) return ty;
+  const def = st.file.structs.get(ty.name);
+  return def ? structType(st, def, ty.args) : ty;
+}
+
+/** A struct defined in the file, with its layout. */
+export function structType(st: Interp, def: StructDef, args: Ty[]): StructTy {
+  const ty: StructTy = { k: 'struct', name: def.name, args };
+  const layout = layoutOf(st, def, args);
+  if (layout) ty.layout = layout;
+  return ty;
+}
+
+function roundUp(x: number, a: number): number {
+  return Math.ceil(x / a) * a;
+}
+
+/**
+ * The C++ layout of a struct (what nvcc does): members in declaration order,
+ * each at the next multiple of its alignment; the struct's alignment is its
+ * largest member's (or its `alignas`/`__align__`, when larger); its size a
+ * multiple of that. A union puts every member at 0. Base classes come first.
+ */
+function layoutOf(st: Interp, def: StructDef, args: Ty[]): Layout | undefined {
+  let cache = layouts.get(st.file);
+  if (!cache) layouts.set(st.file, (cache = new Map()));
+  const key = `${def.name}<${args.map(tyName).join(',')}>`;
+  if (cache.has(key)) return cache.get(key) ?? undefined;
+  cache.set(key, null);
+  const typeParams = new Map<string, Ty>();
+  def.tparams.forEach((tp, i) => {
+    if (tp.kind !== 'type') return;
+    const a = args[i] ?? (tp.dflt ? baseType(st, tp.dflt) : undefined);
+    if (a) typeParams.set(tp.name, a);
+  });
+  const frame = st.frame;
+  st.frame = { def: null, scope: new Scope(null, true), typeParams, ret: null, returned: false };
+  st.silent++;
+  try {
+    const out = computeLayout(st, def);
+    cache.set(key, out);
+    return out;
+  } finally {
+    st.silent--;
+    st.frame = frame;
+  }
+}
+
+function computeLayout(st: Interp, def: StructDef): Layout {
+  const fields = new Map<string, FieldInfo>();
+  let off = 0;
+  let align = 1;
+  let complete = true;
+  let unknown: string | undefined;
+  const miss = (what: string) => {
+    complete = false;
+    unknown ??= what;
+  };
+  const put = (size: number, a: number): number => {
+    const at = def.union ? 0 : roundUp(off, a);
+    off = def.union ? Math.max(off, size) : at + size;
+    align = Math.max(align, a);
+    return at;
+  };
+  const inline = (ty: Ty) => {
+    if (ty.k !== 'struct' || !ty.layout) return miss(tyName(ty));
+    if (!ty.layout.complete) miss(ty.layout.unknown ?? ty.name);
+    const at = put(ty.layout.size, ty.layout.align);
+    for (const [f, fi] of ty.layout.fields) fields.set(f, { ...fi, off: at + fi.off });
+  };
+  for (const b of def.bases) inline(baseType(st, b));
+  for (const m of def.members) {
+    if ('anon' in m) {
+      inline(structType(st, m.anon, []));
+      continue;
+    }
+    if (m.declarator.parent?.type === 'field_declaration' && named(m.declarator.parent).some((x) => x.type === 'bitfield_clause')) miss(`bit-field ${m.name}`);
+    const d = unwrapDeclarator(baseType(st, m.type), m.declarator);
+    const ty = d.ref ? ptrTo(d.ty) : d.ty;
+    if (ty.k === 'unknown' || ty.k === 'void' || (ty.k === 'struct' && !ty.layout && ty.name !== 'dim3')) miss(tyName(ty));
+    else if (ty.k === 'struct' && ty.layout && !ty.layout.complete) miss(ty.layout.unknown ?? ty.name);
+    const dims: number[] = [];
+    for (const x of d.dims) {
+      const v = x ? st.value(evalExpr(st, x).e) : undefined;
+      if (v === undefined || !(v >= 0)) miss(`the size of ${m.name}[]`);
+      dims.push(v !== undefined && v >= 0 ? v : 1);
+    }
+    const count = dims.reduce((a, b) => a * b, 1);
+    fields.set(m.name, { off: put(sizeOf(ty) * count, alignOf(ty)), ty, dims });
+  }
+  const explicit = def.alignas ? alignasValue(st, def.alignas) : undefined;
+  if (def.alignas && explicit === undefined) miss('alignas');
+  align = Math.max(align, explicit ?? 1);
+  const size = Math.max(1, roundUp(off, align));
+  return { size, align, fields, complete, ...(unknown ? { unknown } : {}) };
+}
+
+/** `alignas(16)`, `alignas(float4)`, `__align__(N)` (read as `alignas`). */
+function alignasValue(st: Interp, q: Node): number | undefined {
+  const arg = named(q)[0];
+  if (!arg) return undefined;
+  if (arg.type === 'number_literal') return parseIntLiteral(arg.text);
+  if (arg.type === 'type_descriptor') return alignOf(descriptorType(st, arg));
+  if (arg.type === 'identifier' || arg.type === 'type_identifier' || arg.type === 'primitive_type') {
+    const t = typeName(st, arg.text);
+    if (t.k !== 'unknown') return alignOf(t);
+  }
+  const v = st.value(evalExpr(st, arg).e);
+  return v !== undefined && v > 0 ? v : undefined;
 }
 
 /** `wmma::fragment<use, m, n, k, T, layout>`. */

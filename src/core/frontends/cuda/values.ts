@@ -25,6 +25,8 @@ export interface Ptr {
   exact: boolean;
   /** Inner dimensions of a multi-dimensional array (`As[BM][BK]` → [BK]). */
   rows: Expr[];
+  /** Why the offset is not exact, when it is known better than "data-dependent" (a texture's coordinates). */
+  why?: string;
 }
 
 export type { CmpOp, Cond } from '../../engine/cond';

@@ -9,12 +9,18 @@
  *                                        tied to a shader through
  *                                        `setPipeline` → `createComputePipeline`
  *
+ * Compute shaders a function returns or a field / variable holds (hostfns.ts)
+ * are analysed too, with a note.
+ *
  * `${NAME}` interpolations are substituted when NAME is a const of the file
- * with a literal (or constant-arithmetic) value; any other interpolation skips
- * the shader with a diagnostic. Every character of an extracted shader keeps
- * its host offset, so kernel lines are host lines.
+ * with a literal (or constant-arithmetic) value; an interpolation over
+ * parameters of the function that builds the shader (`${wg_size}`) keeps them
+ * as `override`s the user can bind; any other interpolation skips the shader
+ * with a diagnostic. Every character of an extracted shader keeps its host
+ * offset, so kernel lines are host lines.
  */
 import type { Diagnostic } from '../../ir';
+import { functionScopes, heldShaders, paramExpression, scopesAt, type FnScope } from './hostfns';
 import { lexJs, type JsToken } from './jsLexer';
 import { say } from '../../messages';
 
@@ -62,6 +68,8 @@ export function scanHost(src: string, lineOf: (offset: number) => number): HostS
 class HostScanner {
   private readonly consts = new Map<string, JsToken[]>();
   private readonly diagnostics: Diagnostic[] = [];
+  /** The host's functions, for shaders built by a function (hostfns.ts). */
+  private scopes: FnScope[] = [];
 
   constructor(
     private readonly src: string,
@@ -72,11 +80,22 @@ class HostScanner {
 
   run(): HostScan {
     this.collectConsts();
+    this.scopes = functionScopes(this.sig);
     const shaders = new Map<number, EmbeddedShader>();
     for (const [lit, moduleVar] of [...this.moduleLiterals(), ...this.markedLiterals()]) {
       if (shaders.has(lit.start)) continue;
       const sh = this.extract(lit, moduleVar);
       if (sh) shaders.set(lit.start, sh);
+    }
+    // Compute shaders returned by a function or held in a field / variable, which reach
+    // createShaderModule through a parameter: analysed as written, and said so.
+    for (const h of heldShaders(this.sig, this.scopes)) {
+      if (shaders.has(h.lit.start)) continue;
+      const sh = this.extract(h.lit, undefined);
+      if (!sh) continue;
+      shaders.set(h.lit.start, sh);
+      const line = this.lineOf(h.lit.start);
+      this.diagnostics.push(h.how === 'function' ? say('shaderFromFunction', line, h.name ?? 'function') : say('shaderFromName', line, h.name ?? 'a value'));
     }
     const pipelines = this.pipelines();
     return {
@@ -219,23 +238,70 @@ class HostScanner {
     if (lit.kind === 'string') return { code: lit.value ?? '', offsets: lit.offsets ?? [], start: lit.start, moduleVar };
     let code = '';
     const offsets: number[] = [];
-    for (const p of lit.parts ?? []) {
+    // Parameters kept as symbols: the override each becomes, and where it is first used.
+    const params = new Map<string, { symbol: string; at: number; expr: string }>();
+    const written = (lit.parts ?? []).map((p) => (p.kind === 'text' ? p.cooked : ' ')).join('');
+    const parts = lit.parts ?? [];
+    let skip = 0;
+    for (const [k, p] of parts.entries()) {
       if (p.kind === 'text') {
-        code += p.cooked;
-        offsets.push(...p.offsets);
+        code += p.cooked.slice(skip);
+        offsets.push(...p.offsets.slice(skip));
+        skip = 0;
         continue;
       }
+      const expr = this.src.slice(p.start + 2, p.end - 1).trim();
       const v = this.evaluate(p.tokens, new Set());
-      if (v === undefined) {
-        const expr = this.src.slice(p.start + 2, p.end - 1).trim();
+      let text = v === undefined ? undefined : String(v);
+      if (text === undefined) {
+        const e = this.overParams(p.tokens, lit.start);
+        if (e) {
+          for (const n of e.names) if (!params.has(n)) params.set(n, { symbol: overrideName(written, n, params), at: p.start, expr });
+          text = e.text.replace(/[A-Za-z_]\w*/g, (n) => params.get(n)?.symbol ?? n);
+          // A literal suffix written after the interpolation (`${n}u`) becomes a conversion: `u32(n)`.
+          const next = parts[k + 1];
+          const suffix = next?.kind === 'text' ? /^([uif])(?![\w])/.exec(next.cooked)?.[1] : undefined;
+          if (suffix) {
+            text = `${suffix}32(${text})`;
+            skip = 1;
+          }
+        }
+      }
+      if (text === undefined) {
         this.diagnostics.push(say('interpolation', this.lineOf(p.start), expr));
         return undefined;
       }
-      const text = String(v);
       code += text;
       for (let i = 0; i < text.length; i++) offsets.push(p.start);
     }
+    for (const [name, { symbol, at, expr }] of params) {
+      const decl = `\noverride ${symbol}: u32${this.paramDefault(name, lit.start)};`;
+      code += decl;
+      for (let i = 0; i < decl.length; i++) offsets.push(at);
+      this.diagnostics.push(say('interpolationParam', this.lineOf(at), expr, name, symbol));
+    }
     return { code, offsets, start: lit.start, moduleVar };
+  }
+
+  /** An interpolation over parameters of the functions around the literal, as a WGSL expression. */
+  private overParams(tokens: JsToken[], at: number): { text: string; names: string[] } | undefined {
+    const scopes = scopesAt(this.scopes, at);
+    if (scopes.length === 0) return undefined;
+    const isParam = (n: string) => scopes.some((s) => s.params.has(n));
+    const constValue = (n: string) => {
+      const v = this.constValue(n, new Set());
+      return typeof v === 'number' ? v : undefined;
+    };
+    return paramExpression(tokens, isParam, constValue);
+  }
+
+  /** ` = 64u` when the parameter has a constant default (`(wg = 64) => …`), else nothing. */
+  private paramDefault(name: string, at: number): string {
+    const dflt = scopesAt(this.scopes, at)
+      .map((s) => s.params.get(name))
+      .find((d) => d !== undefined);
+    const v = dflt ? this.evaluate(dflt, new Set()) : undefined;
+    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? ` = ${v}u` : '';
   }
 
   private pipelines(): Pipeline[] {
@@ -452,4 +518,18 @@ export function dispatchFor(scan: HostScan, shader: EmbeddedShader, entry: strin
   });
   if (matches.length > 0) return matches[0];
   return kernelCount === 1 && scan.dispatches.length === 1 ? scan.dispatches[0] : undefined;
+}
+
+/**
+ * The override a parameter kept as a symbol becomes: its own name, or
+ * `NAME_param` when the shader declares that name itself
+ * (`const wg_size: u32 = ${wg_size};`).
+ */
+function overrideName(written: string, name: string, taken: Map<string, { symbol: string }>): string {
+  const declares = (n: string) => new RegExp(`\\b(?:let|const|override|fn|struct|alias)\\s+${n}\\b|\\bvar(?:<[^>]*>)?\\s+${n}\\b`).test(written);
+  const used = (n: string) => [...taken.values()].some((t) => t.symbol === n);
+  let symbol = name;
+  if (declares(symbol)) symbol = `${name}_param`;
+  while (declares(symbol) || used(symbol)) symbol += '_';
+  return symbol;
 }

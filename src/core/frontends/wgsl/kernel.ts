@@ -10,8 +10,13 @@ import type { KernelIR } from '../../ir';
 import { mul, sym, type Expr } from '../../sym/expr';
 import { seedBindings } from '../common';
 import { footprintsOf } from './footprint';
+import { binary, evalExpr, globalValue } from './expr';
+import { call, callUser } from './calls';
+import { walkEntry } from './entry';
+import { evalPlace, globalPlace, readPlace, writePlace } from './memory';
 import type { ModuleInfo } from './module';
-import { KernelWalker } from './walker';
+import { WgslState, type WalkInputs } from './state';
+import { walkBlock, walkStatement, walkStatements } from './stmt';
 
 export interface EntryInputs {
   ctx: FrontendContext;
@@ -33,8 +38,8 @@ export function analyzeEntry(inp: EntryInputs): KernelIR {
     const detail = ctx.user.grid ? '--grid' : inp.dispatch!.detail;
     DIMS.forEach((d, i) => bindings.bind(`num_workgroups.${d}`, grid[i] ?? 1, source, detail));
   }
-  const walker = new KernelWalker({ mod, bindings, user: ctx.user, budget: ctx.budget, lineOf });
-  const body = walker.walkEntry(fn);
+  const walker = walkState({ mod, bindings, user: ctx.user, budget: ctx.budget, lineOf });
+  const body = walkEntry(walker, fn);
   const env = bindings.env();
   const units = unitsOf(DIMS.filter((d, i) => (grid ? i < Math.max(1, grid.length) : bindings.has(`num_workgroups.${d}`))));
   const fp = footprintsOf(walker.log.accesses, env);
@@ -56,6 +61,26 @@ export function analyzeEntry(inp: EntryInputs): KernelIR {
     diagnostics: walker.notes.diagnostics,
     needed: [...walker.notes.needed],
   };
+}
+
+/** The state of one walk, with the functions of the other files wired in (state.ts). */
+function walkState(inp: WalkInputs): WgslState {
+  const st = new WgslState(inp);
+  st.ops = {
+    evalExpr: (e) => evalExpr(st, e),
+    evalPlace: (e) => evalPlace(st, e),
+    globalPlace: (name) => globalPlace(st, name),
+    globalValue: (name) => globalValue(st, name),
+    readPlace: (p, at, what) => readPlace(st, p, at, what),
+    writePlace: (p, v, line, what) => writePlace(st, p, v, line, what),
+    binary: (op, l, r, line) => binary(st, op, l, r, line),
+    call: (e) => call(st, e),
+    callUser: (fn, args, line) => callUser(st, fn, args, line),
+    walkBlock: (b) => walkBlock(st, b),
+    walkStatements: (s) => walkStatements(st, s),
+    walkStatement: (s) => walkStatement(st, s),
+  };
+  return st;
 }
 
 function unitsOf(dims: string[]): Expr | null {

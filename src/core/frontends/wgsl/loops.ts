@@ -1,5 +1,6 @@
 /**
- * Trip counts of WGSL loops.
+ * Loops of a WGSL entry point: `for`, `while` and `loop` (with a leading
+ * `if (…) { break; }` or a `break if`), their trip counts, and their walk.
  *
  * A loop is recognised by its counter `v`: a start value, a condition
  * `v op bound` and a step (`v++`, `v += c`, `v = v - c`, `v >>= 1u`, `v *= 2u`).
@@ -9,12 +10,19 @@
  * Counts that depend on the invocation (a block-stride loop starting at
  * `lid.x`) take the largest count, and say so; counts that depend on data stay
  * a named symbol the user can bind.
+ *
+ * A loop body is walked once into a loop region multiplied by its trips; a
+ * loop whose body has a local-id predicate on its counter is unrolled (up to
+ * MAX_UNROLL iterations) and its iterations summed.
  */
-import type { AssignElem, DecrementElem, ExpressionElem, IncrementElem, CallElem } from 'wesl/core';
-import type { Notes } from '../../engine/recorder';
+import type { AssignElem, CallElem, DecrementElem, ExpressionElem, ForElem, IncrementElem, LoopElem, Statement, WhileElem } from 'wesl/core';
+import { accumulate, Notes, scaleRegion } from '../../engine/recorder';
 import { loopTrips, type Cmp, type StepOp } from '../../engine/trips';
+import type { Region } from '../../ir';
 import { add, evaluate, freeSymbols, max, min, mul, num, sub, sym, type Env, type Expr } from '../../sym/expr';
-import { DEP, hasDep, type Range, type Val } from './values';
+import type { WgslState } from './state';
+import { I32, U32 } from './types';
+import { constVal, DEP, hasDep, mergeLoops, opaqueVal, type Range, type Slot, type Val } from './values';
 
 /** Loops longer than this are not unrolled to count per-iteration predicates. */
 export const MAX_UNROLL = 1024;
@@ -139,4 +147,189 @@ function additiveValues(a: Expr, trips: Expr, stride: Expr, up: boolean, env: En
   const [av, tv, sv] = [evaluate(a, env), evaluate(trips, env), evaluate(stride, env)];
   if (av === undefined || tv === undefined || sv === undefined || tv > MAX_UNROLL || !Number.isInteger(tv)) return undefined;
   return Array.from({ length: Math.max(0, tv) }, (_, i) => (up ? av + i * sv : av - i * sv));
+}
+
+// ---------------------------------------------------------------------------
+// The walk
+
+export function walkFor(st: WgslState, s: ForElem): void {
+  const f = st.frames[st.frames.length - 1];
+  f.scopes.push(new Map());
+  if (s.init) st.ops.walkStatement(s.init);
+  const header = s.condition ? counterCondition(s.condition, false) : undefined;
+  const step = header ? stepOf(s.update, header.v) : undefined;
+  const line = st.lineOf(s.start);
+  const clause = (e: { start: number; end: number } | undefined) => (e ? st.text(e).replace(/;\s*$/, '') : '');
+  const label = `for (${clause(s.init)}; ${clause(s.condition)}; ${clause(s.update)})`;
+  const info = trips(st, header, step, line);
+  const body = [...s.body.body, ...(s.update ? [s.update] : [])];
+  walkLoop(st, info, header?.v, line, label, body);
+  f.scopes.pop();
+}
+
+export function walkWhile(st: WgslState, s: WhileElem): void {
+  const header = counterCondition(s.condition, false);
+  const step = header ? lastStep(s.body.body, header.v) : undefined;
+  const line = st.lineOf(s.start);
+  walkLoop(st, trips(st, header, step, line), header?.v, line, `while (${st.text(unparen(s.condition))})`, s.body.body);
+}
+
+export function walkLoopStmt(st: WgslState, s: LoopElem): void {
+  const line = st.lineOf(s.start);
+  const stmts = s.body.body.filter((x) => x.kind !== 'continuing');
+  const cont = s.continuing?.body.body.filter((x) => x.kind !== 'break') ?? [];
+  const first = stmts[0];
+  let header: ReturnType<typeof counterCondition>;
+  let body = [...stmts, ...cont];
+  if (first?.kind === 'if' && !first.else && first.body.body.length === 1 && first.body.body[0].kind === 'break') {
+    header = counterCondition(first.condition, true);
+    body = [...stmts.slice(1), ...cont];
+  } else if (s.continuing?.breakIf) header = counterCondition(s.continuing.breakIf, true);
+  const step = header ? lastStep([...cont, ...stmts], header.v) : undefined;
+  walkLoop(st, trips(st, header, step, line), header?.v, line, 'loop', body);
+}
+
+/** Derives a loop's trip count from its counter (engine/trips.ts); unknown counts become the symbol `trips_L<line>`. */
+function trips(st: WgslState, header: ReturnType<typeof counterCondition>, step: StepSyntax | undefined, line: number): TripInfo {
+  const slot = header && st.lookup(header.v);
+  let info: TripInfo;
+  if (!header || !step || !slot) info = unknownTrips(line);
+  else {
+    const bound = st.ops.evalExpr(header.bound);
+    const int = slot.val.type.k === 'scalar' && slot.val.type.s === 'i32' ? I32 : U32;
+    const c = step.rhs ? st.ops.evalExpr(step.rhs) : constVal(int, num(1), st.env);
+    info = tripCount(header.op, slot.val, bound, step.op, c, st.env, line, st.quiet ? new Notes() : st.notes, st.wg);
+  }
+  // An unknown count is reported by the pipeline (analyze.ts), once per kernel and only while
+  // `trips_L<line>` is unbound: saying it here too printed it twice, and also after a --set.
+  return info;
+}
+
+function walkLoop(st: WgslState, info: TripInfo, counter: string | undefined, line: number, label: string, body: Statement[]): void {
+  const key = `@L${line}`;
+  const slot = counter ? st.lookup(counter) : undefined;
+  const start = slot?.val;
+  const mark = markLog(st);
+  markMutated(st, body, counter);
+  const counterVal = (value: number | undefined): Val => ({
+    type: start?.type ?? U32,
+    deps: DEP.LOOP | ((start?.deps ?? 0) & ~DEP.UNIFORM),
+    loops: mergeLoops(start, { type: U32, deps: 0, loops: [key] }),
+    range: value === undefined ? info.range : [num(value), num(value)],
+    sym: value === undefined ? undefined : num(value),
+    fn: (env) => env.get(key),
+  });
+  let region = loopBody(st, info.trips, line, label, body, slot, counterVal(undefined));
+  if (st.needsUnroll.has(key) && info.values && info.values.length <= MAX_UNROLL) {
+    resetLog(st, mark);
+    const parts = info.values.map((v) => {
+      st.unrollEnv.set(key, v);
+      return loopBody(st, num(1), line, label, body, slot, counterVal(v));
+    });
+    st.unrollEnv.delete(key);
+    region = mergeUnrolled(parts, line, `${label} (unrolled: ${parts.length} iterations)`);
+  }
+  st.needsUnroll.delete(key);
+  if (slot && start) slot.val = opaqueVal(start.type, start.deps | DEP.MUT);
+  if (!st.quiet) st.rec.region.children.push(region);
+}
+
+function loopBody(st: WgslState, tripsExpr: Expr, line: number, label: string, body: Statement[], slot: Slot | undefined, counter: Val): Region {
+  const region: Region = { kind: 'loop', line, trips: tripsExpr, label, events: [], children: [] };
+  const base = st.preds.length;
+  if (slot) {
+    slot.val = counter;
+    slot.loopVar = true;
+  }
+  const f = st.frames[st.frames.length - 1];
+  f.scopes.push(new Map());
+  // Walked apart and attached by the caller (an unrolled loop merges its iterations first).
+  const quiet = st.quiet;
+  st.rec.detached(region, () => {
+    st.rec.quiet = quiet;
+    st.ops.walkStatements(body);
+  });
+  f.scopes.pop();
+  if (slot) slot.loopVar = false;
+  st.restorePreds(base);
+  return region;
+}
+
+/** Variables assigned in a loop body change from trip to trip: their values are no longer constants. */
+function markMutated(st: WgslState, body: Statement[], counter: string | undefined): void {
+  for (const name of assignedNames(body)) {
+    if (name === counter) continue;
+    const slot = st.lookup(name);
+    if (slot && !slot.loopVar) slot.val = opaqueVal(slot.val.type, slot.val.deps | DEP.MUT, slot.val.loops);
+  }
+}
+
+function markLog(st: WgslState): { notes: [number, number]; accesses: number } {
+  return { notes: st.notes.mark(), accesses: st.log.accesses.length };
+}
+
+function resetLog(st: WgslState, m: { notes: [number, number]; accesses: number }): void {
+  st.notes.reset(m.notes);
+  st.log.accesses.length = m.accesses;
+}
+
+/** The last top-level statement of a body that steps the counter `v`. */
+function lastStep(stmts: Statement[], v: string): StepSyntax | undefined {
+  for (let i = stmts.length - 1; i >= 0; i--) {
+    const s = stmts[i];
+    if (s.kind === 'assign' || s.kind === 'increment' || s.kind === 'decrement') {
+      const st = stepOf(s, v);
+      if (st) return st;
+    }
+  }
+  return undefined;
+}
+
+/** Names of the local variables a statement list assigns (also in nested blocks). */
+function assignedNames(stmts: Statement[], out = new Set<string>()): Set<string> {
+  const root = (e: ExpressionElem): string | undefined => {
+    const u = unparen(e);
+    if (u.kind === 'ref') return u.ident.originalName;
+    if (u.kind === 'component-expression' || u.kind === 'component-member-expression') return root(u.base);
+    return undefined;
+  };
+  for (const s of stmts) {
+    if (s.kind === 'assign' && s.lhs.kind !== 'phony') {
+      const n = root(s.lhs);
+      if (n) out.add(n);
+    } else if (s.kind === 'increment' || s.kind === 'decrement') {
+      const n = root(s.target);
+      if (n) out.add(n);
+    }
+    for (const b of childBlocks(s)) assignedNames(b, out);
+  }
+  return out;
+}
+
+function childBlocks(s: Statement): Statement[][] {
+  switch (s.kind) {
+    case 'block':
+      return [s.body];
+    case 'if':
+      return [s.body.body, ...(s.else ? [s.else.kind === 'if' ? [s.else] : s.else.body] : [])];
+    case 'for':
+      return [s.body.body, ...(s.update ? [[s.update]] : [])];
+    case 'while':
+    case 'loop':
+      return [s.body.body];
+    case 'continuing':
+      return [s.body.body];
+    case 'switch':
+      return s.clauses.map((c) => c.body.body);
+    default:
+      return [];
+  }
+}
+
+/** Sums the regions of an unrolled loop's iterations into one loop region that holds their mean. */
+function mergeUnrolled(parts: Region[], line: number, label: string): Region {
+  const merged: Region = { kind: 'loop', line, trips: num(parts.length), label, events: [], children: [] };
+  for (const p of parts) accumulate(merged, p);
+  scaleRegion(merged, 1 / Math.max(1, parts.length));
+  return merged;
 }

@@ -1,7 +1,8 @@
 /**
  * One parsed WGSL module: its declarations by name, its compute entry points,
  * and the resolution of type references (`array<Particle>`, `vec3f`,
- * `texture_storage_2d<rgba8unorm, write>`, aliases, structs) to `WType`s.
+ * `texture_storage_2d<rgba8unorm, write>`, `texel_buffer<rgba8unorm, read>`,
+ * `binding_array<texture_2d<f32>>`, aliases, structs) to `WType`s.
  */
 import type {
   AliasElem,
@@ -125,11 +126,15 @@ export class TypeResolver {
     if (name === 'vec2' || name === 'vec3' || name === 'vec4') return vec(Number(name[3]), this.scalarParam(params[0]));
     const mat = /^mat([234])x([234])$/.exec(name);
     if (mat) return { k: 'mat', c: Number(mat[1]), r: Number(mat[2]), s: this.scalarParam(params[0]) };
-    if (name === 'array') return { k: 'array', elem: this.param(params[0]), count: params[1] ? this.evalCount(params[1]) : undefined };
-    if (name === 'atomic') return { k: 'atomic', s: this.scalarParam(params[0]) };
+    // A binding array holds one resource per binding: indexing it picks a texture or a buffer.
+    if (name === 'array' || name === 'binding_array') return { k: 'array', elem: this.param(params[0]), count: params[1] ? this.evalCount(params[1]) : undefined };
+    if (name === 'atomic') {
+      const t = this.param(params[0]);
+      return t.k === 'vec' ? { k: 'atomic', s: t.s, n: t.n } : { k: 'atomic', s: this.scalarParam(params[0]) };
+    }
     if (name === 'ptr') return { k: 'ptr', space: (params[0] && paramName(params[0])) ?? 'function', elem: this.param(params[1]) };
     if (name === 'sampler' || name === 'sampler_comparison') return { k: 'sampler' };
-    if (name.startsWith('texture_')) return this.texture(name, params);
+    if (name.startsWith('texture_') || name === 'texel_buffer') return this.texture(name, params);
     return this.userType(name);
   }
 
@@ -146,7 +151,7 @@ export class TypeResolver {
   }
 
   private texture(name: string, params: ExpressionElem[]): WType {
-    if (name.startsWith('texture_storage_')) {
+    if (name.startsWith('texture_storage_') || name === 'texel_buffer') {
       const format = params[0] ? paramName(params[0]) : undefined;
       const sampled: ScalarKind = format && /uint/.test(format) ? 'u32' : format && /sint/.test(format) ? 'i32' : 'f32';
       return { k: 'texture', name, format, sampled };

@@ -21,7 +21,8 @@ export type WType =
   | { k: 'mat'; c: number; r: number; s: ScalarKind }
   | { k: 'array'; elem: WType; count: number | undefined }
   | { k: 'struct'; name: string; members: StructMember[]; size: number; align: number }
-  | { k: 'atomic'; s: ScalarKind }
+  /** `atomic<u32>`; `n` for the atomic vectors of extensions (`atomic<vec2u>`). */
+  | { k: 'atomic'; s: ScalarKind; n?: number }
   | { k: 'texture'; name: string; format: string | undefined; sampled: ScalarKind }
   | { k: 'sampler' }
   | { k: 'ptr'; space: string; elem: WType }
@@ -71,8 +72,9 @@ function scalarBytes(s: ScalarKind): number {
 export function alignOf(t: WType): number {
   switch (t.k) {
     case 'scalar':
-    case 'atomic':
       return scalarBytes(t.s);
+    case 'atomic':
+      return scalarBytes(t.s) * (t.n ?? 1);
     case 'vec':
       return scalarBytes(t.s) * (t.n === 3 ? 4 : t.n);
     case 'mat':
@@ -94,8 +96,9 @@ function roundUp(k: number, n: number): number {
 export function sizeOf(t: WType): number {
   switch (t.k) {
     case 'scalar':
-    case 'atomic':
       return scalarBytes(t.s);
+    case 'atomic':
+      return scalarBytes(t.s) * (t.n ?? 1);
     case 'vec':
       return scalarBytes(t.s) * t.n;
     case 'mat':
@@ -197,7 +200,7 @@ export function typeName(t: WType): string {
     case 'struct':
       return t.name;
     case 'atomic':
-      return `atomic<${t.s}>`;
+      return t.n ? `atomic<vec${t.n}<${t.s}>>` : `atomic<${t.s}>`;
     case 'texture':
       return t.format ? `${t.name}<${t.format}>` : t.name;
     case 'ptr':
@@ -221,32 +224,4 @@ const SCALARS: Record<string, ScalarKind> = { f32: 'f32', f16: 'f16', i32: 'i32'
 
 export function scalarNamed(name: string): ScalarKind | undefined {
   return SCALARS[name];
-}
-
-/** Bytes per texel, by texel format (WebGPU texel format table). */
-const TEXEL_BYTES: Record<string, number> = {
-  r8unorm: 1, r8snorm: 1, r8uint: 1, r8sint: 1,
-  rg8unorm: 2, rg8snorm: 2, rg8uint: 2, rg8sint: 2,
-  rgba8unorm: 4, 'rgba8unorm-srgb': 4, rgba8snorm: 4, rgba8uint: 4, rgba8sint: 4, bgra8unorm: 4, 'bgra8unorm-srgb': 4,
-  r16uint: 2, r16sint: 2, r16float: 2, r16unorm: 2, r16snorm: 2,
-  rg16uint: 4, rg16sint: 4, rg16float: 4, rg16unorm: 4, rg16snorm: 4,
-  rgba16uint: 8, rgba16sint: 8, rgba16float: 8, rgba16unorm: 8, rgba16snorm: 8,
-  r32uint: 4, r32sint: 4, r32float: 4,
-  rg32uint: 8, rg32sint: 8, rg32float: 8,
-  rgba32uint: 16, rgba32sint: 16, rgba32float: 16,
-  rgb10a2unorm: 4, rgb10a2uint: 4, rg11b10ufloat: 4,
-  depth32float: 4, depth16unorm: 2, depth24plus: 4,
-};
-
-export function texelBytes(format: string): number | undefined {
-  return TEXEL_BYTES[format];
-}
-
-/** The stored channel type of a texel format, for the report. */
-export function texelDtype(format: string): Dtype {
-  if (/32float/.test(format)) return 'fp32';
-  if (/16float|11b10/.test(format)) return 'fp16';
-  if (/32(u|s)int/.test(format)) return 'int32';
-  if (/16/.test(format)) return 'int16';
-  return 'int8';
 }

@@ -13,8 +13,8 @@
  *   - a concrete evaluator (`fn`) over invocation ids and loop counters, to
  *     count the invocations that satisfy `lid.x < s` exactly.
  */
-import { add, evaluate, max as emax, min as emin, mul, neg, num, scale, sub, type Env, type Expr } from '../../sym/expr';
-import type { WType } from './types';
+import { add, evaluate, max as emax, min as emin, mul, neg, num, scale, sub, sym, type Env, type Expr } from '../../sym/expr';
+import { scalar, scalarOf, U32, UNKNOWN, vec, type WType } from './types';
 
 /** Dependency bits. A value with no bits set is a compile-time constant. */
 export const DEP = {
@@ -188,4 +188,94 @@ export function rangeNeg(a: Range): Range {
 /** `[0, n − 1]`. */
 export function upTo(n: Expr): Range {
   return [num(0), sub(n, num(1))];
+}
+
+// ---------------------------------------------------------------------------
+// Vectors, uniforms, members and indices (pure)
+
+const COMPONENTS = 'xyzw';
+
+export function vector(comps: Val[]): Val {
+  return { type: vec(comps.length, scalarOf(comps[0]?.type ?? U32) ?? 'u32'), deps: joinDeps(...comps), comps, loops: mergeLoops(...comps) };
+}
+
+/** A value read from a uniform buffer (or a uniform query): a bindable symbol when it is a static scalar. */
+export function uniformValue(type: WType, name: string | undefined, env: ReadonlyMap<string, number>): Val {
+  if (name && type.k === 'scalar') {
+    const s = sym(name);
+    return { type, deps: DEP.UNIFORM, sym: s, range: [s, s], fn: () => evaluate(s, env) };
+  }
+  if (name && type.k === 'vec') return { ...vector(Array.from({ length: type.n }, (_, i) => uniformValue(scalar(type.s), `${name}.${COMPONENTS[i]}`, env))), type };
+  return opaqueVal(type, DEP.UNIFORM);
+}
+
+/** The type of the value held at a place (`atomic<u32>` holds a `u32`, `atomic<vec2u>` a `vec2u`). */
+export function valueType(t: WType): WType {
+  return t.k === 'atomic' ? (t.n ? vec(t.n, t.s) : scalar(t.s)) : t;
+}
+
+export function memberPlace(base: Place, name: string): Place | undefined {
+  const t = base.type;
+  const step = { kind: 'member' as const, name };
+  if (t.k === 'struct') {
+    const m = t.members.find((x) => x.name === name);
+    if (!m) return undefined;
+    return { ...base, type: m.type, path: `${base.path}.${name}`, symName: base.symName && `${base.symName}.${name}`, steps: [...base.steps, step] };
+  }
+  if (t.k === 'vec') {
+    const type = name.length === 1 ? scalar(t.s) : vec(name.length, t.s);
+    return { ...base, type, symName: base.symName && `${base.symName}.${name}`, steps: [...base.steps, step] };
+  }
+  return { ...base, type: UNKNOWN, steps: [...base.steps, step] };
+}
+
+export function indexPlace(base: Place, idx: Val): Place {
+  const t = base.type;
+  const step = { kind: 'index' as const, idx };
+  const k = idx.sym && isConst(idx) ? idx.sym.constant : undefined;
+  const symName = base.symName && k !== undefined ? `${base.symName}[${k}]` : undefined;
+  if (t.k === 'array') {
+    const outer = base.outerArray ? {} : { outerIndex: idx, outerArray: { elem: t.elem, count: t.count, path: base.path } };
+    return { ...base, ...outer, type: t.elem, symName, steps: [...base.steps, step] };
+  }
+  if (t.k === 'vec') return { ...base, type: scalar(t.s), symName, steps: [...base.steps, step] };
+  if (t.k === 'mat') return { ...base, type: vec(t.r, t.s), symName, steps: [...base.steps, step] };
+  return { ...base, type: UNKNOWN, symName, steps: [...base.steps, step] };
+}
+
+/** `v.name` on a value (swizzles, struct members of known values). */
+export function valueMember(v: Val, name: string): Val {
+  const t = v.type;
+  if (v.fields?.[name]) return v.fields[name];
+  if (t.k === 'struct') {
+    const m = t.members.find((x) => x.name === name);
+    return opaqueVal(m?.type ?? UNKNOWN, v.deps, v.loops);
+  }
+  if (t.k === 'vec' || t.k === 'scalar') {
+    const s = scalarOf(t) ?? 'f32';
+    const idx = [...name].map((ch) => swizzleIndex(ch));
+    const comps = v.comps && idx.every((i) => i >= 0 && v.comps![i]) ? idx.map((i) => v.comps![i]) : undefined;
+    if (idx.length === 1) return comps ? comps[0] : opaqueVal(scalar(s), v.deps, v.loops);
+    return { type: vec(idx.length, s), deps: v.deps, loops: v.loops, comps };
+  }
+  return opaqueVal(UNKNOWN, v.deps, v.loops);
+}
+
+function swizzleIndex(ch: string): number {
+  const i = 'xyzw'.indexOf(ch);
+  return i >= 0 ? i : 'rgba'.indexOf(ch);
+}
+
+/** `v[i]` on a value (local arrays, vectors, matrices). */
+export function valueIndex(v: Val, idx: Val): Val {
+  const t = v.type;
+  const deps = v.deps;
+  if (t.k === 'array') return opaqueVal(t.elem, deps, mergeLoops(v, idx));
+  if (t.k === 'vec') {
+    const k = idx.sym && isConst(idx) ? idx.sym.constant : undefined;
+    if (k !== undefined && v.comps?.[k]) return v.comps[k];
+    return opaqueVal(scalar(t.s), deps, v.loops);
+  }
+  if (t.k === 'mat') return opaqueVal(vec(t.r, t.s), deps, v.loops);
+  return opaqueVal(UNKNOWN, deps, v.loops);
 }
