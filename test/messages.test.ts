@@ -79,6 +79,7 @@ const ASSUMPTION_SAMPLES: AssumptionSamples = {
   interiorTile: [],
   texelCuda: ['tex2D', 'texRef', 4, 'float'],
   earlyExit: ['if pid >= n: return', 12],
+  interiorElse: ['if i >= n', 3],
   branchTaken: ['if x > 0', 14],
   costlierArm: ['if x > 0 … else', 14],
   costlierChoice: ['if EVEN_K', 20, '`EVEN_K`'],

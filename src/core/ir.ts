@@ -90,6 +90,9 @@ export type Event = MemEvent | FlopEvent | IntEvent;
  * `if`/`else` or `?:`, a compile-time value that is not bound). The model picks
  * the costlier arm with the bindings and the GPU (engine/choice.ts).
  */
+/** Why a choice counts its costlier arm: a data-dependent condition, an unbound compile-time value, or a comparison of two indices (a causal or triangular mask). */
+export type ChoiceWhy = 'data' | 'compile' | 'index';
+
 export interface Region {
   kind: 'kernel' | 'loop' | 'branch' | 'choice';
   /** 1-based line of the loop / branch header (or the kernel definition). */
@@ -102,7 +105,7 @@ export interface Region {
   /** The arms of a choice (each a `branch` region); the nested regions otherwise. */
   children: Region[];
   /** Why a choice is one: the condition is data-dependent, or a compile-time value is unbound. */
-  why?: 'data' | 'compile';
+  why?: ChoiceWhy;
 }
 
 /** One global tensor's traffic over the whole launch (for compulsory bytes). */

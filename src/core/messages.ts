@@ -150,6 +150,7 @@ const REASONS: Partial<Record<MessageId, [string, string]>> = {
   unknownDescriptor: ['descriptor of unknown block shape', 'descriptors of unknown block shape'],
   unknownType: ['buffer of an imported type', 'buffers of imported types'],
   unknownTexture: ['texture not followed', 'textures not followed'],
+  structLayoutUnknown: ['struct layout unknown', 'struct layouts unknown'],
   lambda: ['lambda not analysed', 'lambdas not analysed'],
   rangeFor: ['range-for counted once', 'range-fors counted once'],
   inlineAsm: ['inline assembly not counted', 'inline assemblies not counted'],
@@ -175,6 +176,7 @@ export function reasonPhrase(id: string, n: number): string {
 export const ASSUMPTIONS = {
   interiorTile: () => 'masks and bounds checks are true (interior tile)',
   earlyExit: (what: string, line: number) => `early exit ${bt(what)} (line ${line}) not taken`,
+  interiorElse: (what: string, line: number) => `${bt(what)} (line ${line}) fails inside the tile: its else arm is counted (interior tile)`,
   branchTaken: (what: string, line: number) => `data-dependent branch ${bt(what)} (line ${line}) counted as taken (upper bound)`,
   costlierArm: (what: string, line: number) => `data-dependent ${bt(what)} (line ${line}): the costlier arm is counted (upper bound)`,
   costlierChoice: (what: string, line: number, names: string) =>
@@ -210,9 +212,13 @@ export const ASSUMPTIONS = {
   hostSizes: (what: string) => `sizes from the host code: ${what}`,
   footprintWhole: (target: string, line: number, why: string) =>
     `compulsory traffic: the index of ${bt(target)} (line ${line}) ${why}; assumed to touch the whole array`,
-  armChosen: (what: string, line: number, arm: string, others: string, why: 'data' | 'compile', probed: boolean) =>
+  armChosen: (what: string, line: number, arm: string, others: string, why: 'data' | 'compile' | 'index', probed: boolean) =>
     `${bt(what)} (line ${line}): the costlier arm, ${arm}, is counted${others ? ` (not ${others})` : ''} — ${
-      why === 'data' ? 'the condition depends on data (upper bound)' : 'a compile-time value is not bound (bind it to decide)'
+      why === 'data'
+        ? 'the condition depends on data (upper bound)'
+        : why === 'index'
+          ? 'the condition compares two indices (a diagonal or causal mask), so tiles on either side take different arms (upper bound)'
+          : 'a compile-time value is not bound (bind it to decide)'
     }${probed ? '; arms compared with unbound sizes at 1024' : ''}`,
   peakFallback: (note: string) => note,
 } as const;

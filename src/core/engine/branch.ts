@@ -9,21 +9,102 @@
  * | `const`    | decided at compile time (constexpr, `#if`, bitwise…) | the arm it picks                          |
  * | `compile`  | compile-time, but a value is not bound               | the costlier arm (a choice), and says so  |
  * | `thread`   | on the thread / lane / local index only              | each arm on the threads that take it      |
- * | `bounds`   | a mask or bounds check (unit or loop index)          | `then` (interior tile), or `else` for an out-of-range test; an exit not taken |
+ * | `bounds`   | a mask or bounds check (unit or loop index)          | the in-bounds arm (interior tile); an exit not taken |
  * | `data`     | on loaded data or a run-time scalar                  | `then` alone as taken; with `else`, the costlier arm; an exit not taken |
  *
  * An arm that only leaves (`return`, `continue`) is an exit: on the interior
  * path it is not taken, except where the condition is decided (`const`) or
  * selects threads (`thread`: the others go on).
+ *
+ * Which arm of a bounds check is the interior one follows from the
+ * comparison, which the frontend hands over as a `BoundsShape` (see
+ * `interiorArm`): `i < n` → `then`, `i >= n` → `else`, `i > 0` or `i >= R`
+ * (a lower bound or halo: the other side is a number ≤ 16) → `then`,
+ * `pid == 0` (one edge tile) → `else`, and/or/not combine; a comparison of
+ * two indices (`col > row`, a causal or triangular mask) runs both arms in
+ * every tile, so the costlier arm counts.
  */
+import type { CmpOp } from './cond';
+import type { ChoiceWhy } from '../ir';
 import type { Recorder, Notes } from './recorder';
+
+/**
+ * A bounds check as the engine needs it: each comparison with what each of
+ * its sides is (an index, a number, a size).
+ */
+export type BoundsShape =
+  | { k: 'cmp'; op: CmpOp; a: Side; b: Side }
+  | { k: 'and' | 'or'; l: BoundsShape; r: BoundsShape }
+  | { k: 'not'; c: BoundsShape }
+  | { k: 'opaque' };
+
+/**
+ * A side of a comparison: it depends on an index (unit, thread or loop
+ * index), it is a known number, or it is a size (a symbol: `n`, `M`).
+ */
+export type Side = 'index' | 'size' | number;
+
+export type Interior = 'then' | 'else' | 'either';
+
+/** A constant this small on the far side of an index comparison is a lower bound or halo (`x > 0`, `i >= R`), not a size. */
+export const HALO_LIMIT = 16;
+
+/** The arm an interior tile (or thread, or iteration) takes. */
+export function interiorArm(s: BoundsShape): Interior {
+  switch (s.k) {
+    case 'opaque':
+      return 'then';
+    case 'not': {
+      const x = interiorArm(s.c);
+      return x === 'then' ? 'else' : x === 'else' ? 'then' : x;
+    }
+    case 'and':
+    case 'or': {
+      const l = interiorArm(s.l);
+      const r = interiorArm(s.r);
+      // Each comparison has its truth value on the interior path; `&&` and
+      // `||` combine them (`i < n && j >= m` fails inside, `i < n || j >= m`
+      // holds); an undecided side (`either`) leaves the result undecided
+      // unless the other side settles it.
+      const settles = s.k === 'and' ? 'else' : 'then';
+      if (l === settles || r === settles) return settles;
+      return l === r ? l : 'either';
+    }
+    case 'cmp': {
+      if (s.a === 'index' && s.b === 'index') return 'either';
+      if (s.a !== 'index' && s.b !== 'index') return 'then';
+      // The index on the left: `i OP other`.
+      const op = s.a === 'index' ? s.op : flip(s.op);
+      const other = s.a === 'index' ? s.b : s.a;
+      const halo = typeof other === 'number' && other <= HALO_LIMIT;
+      switch (op) {
+        case '<':
+        case '<=':
+          // Below a size holds inside; below a halo (`i < R`) is the edge.
+          return halo ? 'else' : 'then';
+        case '>':
+        case '>=':
+          // Above a lower bound (`i > 0`, `i >= R`) holds inside; above a size is outside.
+          return halo ? 'then' : 'else';
+        case '==':
+          return 'else';
+        case '!=':
+          return 'then';
+      }
+    }
+  }
+}
+
+function flip(op: CmpOp): CmpOp {
+  const m: Record<CmpOp, CmpOp> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!=' };
+  return m[op];
+}
 
 export type CondClass =
   | { k: 'const'; value: boolean }
   | { k: 'compile'; names: string[] }
   | { k: 'thread' }
-  /** `interior: false`: a test that is false on the interior path (`i >= n`: out of range), so its `else` runs. */
-  | { k: 'bounds'; interior?: boolean }
+  | { k: 'bounds'; shape?: BoundsShape }
   | { k: 'data' };
 
 export interface IfStatement {
@@ -94,14 +175,23 @@ export function decide(e: Engine, cls: CondClass, s: IfStatement, hooks: BranchH
         s.else?.();
         return;
       }
-      if (cls.interior === false) {
-        // An out-of-range test (`if (x >= n) valid = false; else …`): false on the interior path.
-        if (s.else && hooks.narrow) hooks.narrow(false, s.else);
-        else s.else?.();
-        return;
+      {
+        const inside = cls.shape ? interiorArm(cls.shape) : 'then';
+        if (inside === 'either') {
+          e.notes.assume('costlierArm', what, s.line);
+          if (!s.else) {
+            if (s.then) e.rec.taken(s.line, what, s.then);
+            return;
+          }
+          arms(e, s, 'index', what);
+          return;
+        }
+        const holds = inside === 'then';
+        if (!holds) e.notes.assume('interiorElse', what, s.line);
+        const arm = holds ? s.then : s.else;
+        if (hooks.narrow) hooks.narrow(holds, arm);
+        else arm?.();
       }
-      if (hooks.narrow) hooks.narrow(true, s.then);
-      else s.then?.();
       return;
     case 'data':
       if (s.exits) {
@@ -121,7 +211,7 @@ export function decide(e: Engine, cls: CondClass, s: IfStatement, hooks: BranchH
   }
 }
 
-function arms(e: Engine, s: IfStatement, why: 'data' | 'compile', what: string): void {
+function arms(e: Engine, s: IfStatement, why: ChoiceWhy, what: string): void {
   e.rec.choice(s.line, what, why, [
     { label: s.ternary ? 'the `?` value' : 'then', run: s.then ?? (() => {}) },
     { label: s.ternary ? 'the `:` value' : 'else', run: s.else ?? (() => {}) },

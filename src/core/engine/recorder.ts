@@ -9,7 +9,7 @@
  * before recording it.
  */
 import type { Dtype } from '../gpus/types';
-import type { Diagnostic, Event, FlopClass, MemorySpace, Region } from '../ir';
+import type { ChoiceWhy, Diagnostic, Event, FlopClass, MemorySpace, Region } from '../ir';
 import { assumption, say, type Assumption, type AssumptionId, type ASSUMPTIONS, type MessageId, type MESSAGES } from '../messages';
 import { add, exprKey, ONE, num, scale, type Expr } from '../sym/expr';
 
@@ -152,7 +152,7 @@ export class Recorder {
    * `if`/`else` or `?:`, an unbound compile-time choice). Each arm is walked
    * into its own region; the model picks with the bindings (engine/choice.ts).
    */
-  choice(line: number, label: string, why: 'data' | 'compile', arms: Arm[]): void {
+  choice(line: number, label: string, why: ChoiceWhy, arms: Arm[]): void {
     const present = arms.filter((a) => a);
     if (present.length === 0) return;
     const r: Region = { kind: 'choice', line, trips: ONE, label, events: [], children: [], why };

@@ -144,7 +144,7 @@ function walkChoice(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
   for (const s of best.sub.free) w.free.add(s);
   mergeWalk(w, best.sub);
   const others = arms.filter((a) => a !== best).map((a) => a.region.label);
-  w.chosen.push(assumption('armChosen', r.label, r.line, best.region.label, others.join(', '), r.why === 'compile' ? 'compile' : 'data', arms.some((a) => a.probed)));
+  w.chosen.push(assumption('armChosen', r.label, r.line, best.region.label, others.join(', '), r.why ?? 'data', arms.some((a) => a.probed)));
   w.regions.push({
     line: r.line,
     kind: 'branch',

@@ -387,6 +387,13 @@ function roofCandidates(own: { y: number; x0: number }, others: { y: number; x0:
     { x: own.x0 - 7, y: own.y, align: 'right', baseline: 'middle', angle: 0, dx: 0, dy: 0, cost: 14 },
     { x: own.x0 - 4, y: own.y - 3, align: 'right', baseline: 'bottom', angle: 0, dx: 0, dy: 0, cost: 16 },
   );
+  // Roofs a few pixels apart (tensor fp8 / bf16 / tf32 on a narrow page) stagger their labels
+  // further left along their own line, so each is still read beside its roof.
+  // A label in line with its roof (centred on the line's height) reads as that roof's as long
+  // as no other roof passes within its height.
+  const inLine: Candidate[] = [];
+  for (let shift = 6; own.x0 - 7 - shift - w >= 1; shift += 6)
+    inLine.push({ x: own.x0 - 7 - shift, y: own.y, align: 'right', baseline: 'middle', angle: 0, dx: 0, dy: 0, cost: 60 + shift * 0.08 });
   // Nearer to another roof than to its own, a reader would pair it wrongly: not a place for it.
   // (Roofs less than a pixel and a half apart, two GPUs' that all but coincide, are one line to a reader.)
   const apart = others.filter((o) => Math.abs(o.y - own.y) >= 1.5);
@@ -394,7 +401,7 @@ function roofCandidates(own: { y: number; x0: number }, others: { y: number; x0:
     const q = textQuad(c, w, h);
     const mine = distanceToRoof(own, q);
     return !apart.some((o) => distanceToRoof(o, q) < mine);
-  });
+  }).concat(inLine.filter(() => !apart.some((o) => Math.abs(o.y - own.y) < h)));
 }
 
 /** How far around a ridge point its label may go (× the nearest offsets), and what each ring costs. */

@@ -266,7 +266,8 @@ function placeOnce(requests: LabelRequest[], options: Map<string, Option[]>, obs
  * the plot and meets no box placed before; the cost adds what the box
  * crosses or covers. When some label finds no place, the place it would take
  * on its own is reserved (the others pay to use it) and the layout is run
- * again, up to three times; the pass leaving off the least weight wins.
+ * again, up to three times (also with the labels left off placed first);
+ * the pass leaving off the least weight wins.
  * Undefined for a label left off.
  */
 export function placeLabels(requests: LabelRequest[], width: number, height: number, obstacles: Obstacles): Map<string, PlacedLabel | undefined> {
@@ -280,8 +281,12 @@ export function placeLabels(requests: LabelRequest[], width: number, height: num
       const alone = cheapest(r, options.get(r.id)!, obstacles, [], []);
       if (alone) reserved.push({ owner: r.id, quad: growQuad(alone.label.quad, LABEL_GAP), cost: RESERVED_COST });
     }
+    const missing = requests.filter((r) => !last.placed.get(r.id));
     last = placeOnce(requests, options, obstacles, reserved);
     if (last.missing < best.missing || (last.missing === best.missing && last.cost < best.cost)) best = last;
+    // The labels left off go first (a roof squeezed between two others places before its neighbours, which have room to move).
+    const first = placeOnce([...missing, ...requests.filter((r) => !missing.includes(r))], options, obstacles, reserved);
+    if (first.missing < best.missing || (first.missing === best.missing && first.cost < best.cost)) best = first;
   }
   return best.placed;
 }

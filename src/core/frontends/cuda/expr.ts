@@ -22,7 +22,8 @@ import {
 import { promote } from '../common';
 import { callLvalue, evalCall } from './calls';
 import { foldInt, parseIntLiteral, type GlobalDef, type MacroDef } from './file';
-import { Scope, type Cell, type Interp } from './state';
+import { Scope, type Cell, type Interp, type LRef } from './state';
+export type { LRef } from './state';
 import { chooseBranch } from './threads';
 import { baseType, descriptorType, typeName, unwrapDeclarator, withLayout } from './typesyn';
 import { brief, lineOf, named, type Node } from './syntax';
@@ -47,16 +48,6 @@ import {
 import { boolVal, intVal, not, unknownVal, type CmpOp, type Cond, type Ptr, type Val } from './values';
 
 /** Where a value can be stored: a variable, an element in memory, or nowhere the analysis follows. */
-export type LRef =
-  | { k: 'var'; cell: Cell }
-  /** `name`: what a pointer read from there is called (`nodes.next`). */
-  | { k: 'mem'; ptr: Ptr; view: Ty; name?: string }
-  /** A component of a `dim3` variable (`block.x = 256` in host code). */
-  | { k: 'dim'; cell: Cell; index: number }
-  /** A member (of a member …) of a struct held in a variable: registers, its value is followed. */
-  | { k: 'field'; cell: Cell; path: string[] }
-  /** Nowhere the analysis follows; `lost`: a pointer whose target is not known (its accesses are said, not silently dropped). */
-  | { k: 'none'; lost?: boolean };
 
 const MAX_DEPTH = 200;
 

@@ -20,9 +20,20 @@ import { brief, lineOf, type Node } from './syntax';
 import { isFloatTy, lanesOf, sizeOf, structDtype, type Ty } from './types';
 import type { Cond } from '../../engine/cond';
 import type { Ptr, Val } from './values';
-import type { LRef } from './expr';
 
 /** A variable: its declared type and current abstract value, or a reference to memory. */
+/** Where an assignment writes or a read comes from. */
+export type LRef =
+  | { k: 'var'; cell: Cell }
+  /** `name`: what a pointer read from there is called (`nodes.next`). */
+  | { k: 'mem'; ptr: Ptr; view: Ty; name?: string }
+  /** A component of a `dim3` variable (`block.x = 256` in host code). */
+  | { k: 'dim'; cell: Cell; index: number }
+  /** A member (of a member …) of a struct held in a variable: registers, its value is followed. */
+  | { k: 'field'; cell: Cell; path: string[] }
+  /** Nowhere the analysis follows; `lost`: a pointer whose target is not known (its accesses are said, not silently dropped). */
+  | { k: 'none'; lost?: boolean };
+
 export interface Cell {
   ty: Ty;
   val: Val;

@@ -5,15 +5,16 @@
  *     not bound: the costlier arm;
  *   - on the thread index only (`tid < s`, `lane == 0`): counted by thread
  *     (engine/threads.ts);
- *   - a bounds check (involves block indices or loop iterations): true, and
- *     the variables it tests are clipped for footprints; as an early-exit
- *     guard (`if (i >= n) return;`) it is not taken;
+ *   - a bounds check (involves block indices or loop iterations): its
+ *     in-bounds arm (the engine reads which from the comparisons), and the
+ *     variables it tests are clipped for footprints; as an early-exit guard
+ *     (`if (i >= n) return;`) it is not taken;
  *   - data-dependent (or on a runtime scalar): the costlier arm.
  */
-import { decide, type CondClass as EngineClass } from '../../engine/branch';
+import { decide, type BoundsShape, type CondClass as EngineClass, type Side } from '../../engine/branch';
 import { condExprs, evalCond, flipOp, negateOp, type CmpOp, type Cond } from '../../engine/cond';
 import { countThreads, type ThreadSpace } from '../../engine/threads';
-import { freeSymbols, ONE, sub, type Expr } from '../../sym/expr';
+import { evaluate, freeSymbols, ONE, sub, type Expr } from '../../sym/expr';
 import { condOf, evalExpr } from './expr';
 import type { Active, Interp } from './state';
 import { brief, lineOf, named, type Node } from './syntax';
@@ -25,7 +26,7 @@ export type CondClass =
   | { k: 'const'; value: boolean }
   | { k: 'compile'; names: string[] }
   | { k: 'thread'; cond: Cond }
-  | { k: 'bounds'; interior?: boolean }
+  | { k: 'bounds'; shape: BoundsShape }
   | { k: 'data' }
   | { k: 'runtime' };
 
@@ -52,53 +53,30 @@ function classify(st: Interp, v: Val): CondClass {
     for (const n of freeSymbols(e)) if (!st.syms.get(n)) names.add(n);
   }
   if (kinds.has('opaque')) return { k: 'data' };
-  if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) return interiorValue(st, c) === false ? { k: 'bounds', interior: false } : { k: 'bounds' };
+  if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) return { k: 'bounds', shape: boundsShape(st, c) };
   const env = st.env();
   const unbound = [...names].filter((n) => !env.has(n));
   const runtime = unbound.some((n) => st.runtimeParams.has(n));
-  if (kinds.has('thread') || kinds.has('geom')) return runtime ? { k: 'bounds' } : { k: 'thread', cond: c };
+  if (kinds.has('thread') || kinds.has('geom')) return runtime ? { k: 'bounds', shape: boundsShape(st, c) } : { k: 'thread', cond: c };
   const value = evalCond(c, env);
   if (value !== undefined) return { k: 'const', value };
   return runtime ? { k: 'runtime' } : { k: 'compile', names: unbound };
 }
 
-const INDEX_KINDS = ['block', 'iter', 'clip'] as const;
-
-/**
- * What a bounds check is on the interior path: an index compared with a
- * problem size (a run-time parameter) is in range there — `i < n` true,
- * `i >= n` / `i > n - 1` false; `&&`, `||` and `!` combine. Anything else
- * (`blockIdx.x == 0`, `x >= 1`) is undefined: counted as true, as before.
- */
-function interiorValue(st: Interp, c: Cond): boolean | undefined {
+/** What each side of a bounds check's comparisons is, for the engine's choice of the interior arm. */
+function boundsShape(st: Interp, c: Cond): BoundsShape {
   switch (c.k) {
     case 'cmp': {
-      const isIndex = (e: Expr) => INDEX_KINDS.some((k) => st.syms.kinds(e).has(k));
-      const ia = isIndex(c.a);
-      if (ia === isIndex(c.b)) return undefined;
-      const op = ia ? c.op : flipOp(c.op);
-      const bound = ia ? c.b : c.a;
-      if (![...freeSymbols(bound)].some((n) => st.runtimeParams.has(n))) return undefined;
-      if (op === '<' || op === '<=') return true;
-      if (op === '>' || op === '>=') return false;
-      return undefined;
+      const side = (e: Expr): Side => (st.syms.kinds(e).size ? 'index' : freeSymbols(e).size === 0 ? (evaluate(e, new Map()) ?? 'size') : 'size');
+      return { k: 'cmp', op: c.op, a: side(c.a), b: side(c.b) };
     }
-    case 'and': {
-      const l = interiorValue(st, c.l);
-      const r = interiorValue(st, c.r);
-      return l === false || r === false ? false : l === true && r === true ? true : undefined;
-    }
-    case 'or': {
-      const l = interiorValue(st, c.l);
-      const r = interiorValue(st, c.r);
-      return l === true || r === true ? true : l === false && r === false ? false : undefined;
-    }
-    case 'not': {
-      const x = interiorValue(st, c.c);
-      return x === undefined ? undefined : !x;
-    }
+    case 'and':
+    case 'or':
+      return { k: c.k, l: boundsShape(st, c.l), r: boundsShape(st, c.r) };
+    case 'not':
+      return { k: 'not', c: boundsShape(st, c.c) };
     default:
-      return undefined;
+      return { k: 'opaque' };
   }
 }
 

@@ -5,7 +5,8 @@
  * are read here and counted by the engine (engine/trips.ts).
  */
 import type { Node } from 'web-tree-sitter';
-import { decide, type CondClass } from '../../engine/branch';
+import { decide, type BoundsShape, type CondClass, type Side } from '../../engine/branch';
+import type { CmpOp } from '../../engine/cond';
 import { loopTrips, unknownTrips } from '../../engine/trips';
 import { say } from '../../messages';
 import { add, evaluate, exprKey, mapSyms, mul, num, ONE, sub, sym, type Expr } from '../../sym/expr';
@@ -92,14 +93,64 @@ function augAssign(st: TritonState, a: Node): void {
 // ------------------------------------------------------------------ conditions
 
 /** What a condition depends on, for the engine's branch policy. */
-function classify(st: TritonState, c: Val): CondClass {
+function classify(st: TritonState, c: Val, cond: Node | null): CondClass {
   const t = st.truth(c);
   if (t !== undefined) return { k: 'const', value: t };
   if (c.k !== 'num' || c.data) return { k: 'data' };
   if (c.isConst) return { k: 'compile', names: st.missing(c) };
-  if (c.pids.length || c.loops.length) return { k: 'bounds' };
+  if (c.pids.length || c.loops.length) return { k: 'bounds', shape: cond ? boundsShape(st, cond) : { k: 'opaque' } };
   // A run-time scalar argument that is not bound: it may go either way.
   return { k: 'data' };
+}
+
+const CMP_OPS = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+/**
+ * What each side of a bounds check's comparisons is (an index, a number, a
+ * size), for the engine's choice of the interior arm. The sides are looked at
+ * a second time, quietly: nothing is counted or said again.
+ */
+function boundsShape(st: TritonState, n: Node): BoundsShape {
+  switch (n.type) {
+    case 'parenthesized_expression':
+      return named(n)[0] ? boundsShape(st, named(n)[0]) : { k: 'opaque' };
+    case 'not_operator': {
+      const a = field(n, 'argument');
+      return a ? { k: 'not', c: boundsShape(st, a) } : { k: 'opaque' };
+    }
+    case 'boolean_operator': {
+      const l = field(n, 'left');
+      const r = field(n, 'right');
+      const op = field(n, 'operator')?.text;
+      if (!l || !r || (op !== 'and' && op !== 'or')) return { k: 'opaque' };
+      return { k: op, l: boundsShape(st, l), r: boundsShape(st, r) };
+    }
+    case 'comparison_operator': {
+      const operands = named(n);
+      const ops = n.children.filter((c) => !c.isNamed && CMP_OPS.has(c.type)).map((c) => c.type as CmpOp);
+      if (operands.length !== ops.length + 1 || !ops.length) return { k: 'opaque' };
+      const sides = operands.map((o) => sideOf(st, o));
+      // `a < b < c` is `a < b and b < c`.
+      let shape: BoundsShape = { k: 'cmp', op: ops[0], a: sides[0], b: sides[1] };
+      for (let i = 1; i < ops.length; i++) shape = { k: 'and', l: shape, r: { k: 'cmp', op: ops[i], a: sides[i], b: sides[i + 1] } };
+      return shape;
+    }
+    default:
+      return { k: 'opaque' };
+  }
+}
+
+function sideOf(st: TritonState, n: Node): Side {
+  st.notes.muted++;
+  try {
+    const v = st.rec.quietly(() => st.ops.eval(n));
+    if (v.k !== 'num') return 'size';
+    if (v.pids.length || v.loops.length) return 'index';
+    const x = v.value && v.isConst ? evaluate(v.value, new Map()) : undefined;
+    return x ?? 'size';
+  } finally {
+    st.notes.muted--;
+  }
 }
 
 function endsWithReturn(block: Node | null): boolean {
@@ -119,7 +170,7 @@ function conditional(st: TritonState, cond: Node | null, cons: Node | null, alts
   const rest = alternative(st, alts, i);
   decide(
     st,
-    classify(st, c),
+    classify(st, c, cond),
     {
       line: ln,
       text: shorten(cond?.text ?? '?', 50),

@@ -2,11 +2,13 @@
  * `if` and `switch` in a WGSL entry point. A condition is classified by what
  * it depends on and handed to the engine's branch policy (engine/branch.ts):
  * constant → the branch taken; local-id condition → only the invocations
- * that satisfy it; bounds check → true (interior), narrowing the intervals of
- * the variables it tests; early exit → not taken; data → the costlier arm.
+ * that satisfy it; bounds check → its in-bounds arm (interior; the engine
+ * reads which from the comparisons), narrowing the intervals of the variables
+ * it tests; early exit → not taken; data → the costlier arm.
  */
 import type { BlockElem, ExpressionElem, IfElem, Statement, SwitchElem } from 'wesl/core';
-import { decide } from '../../engine/branch';
+import { decide, type BoundsShape, type Side } from '../../engine/branch';
+import type { CmpOp } from '../../engine/cond';
 import { add, max as emax, min as emin, num, sub, type Expr } from '../../sym/expr';
 import type { ActivePred } from './conditions';
 import { unparen } from './loops';
@@ -71,8 +73,8 @@ export function walkIf(st: WgslState, s: IfElem): boolean {
     case 'bounds':
       decide(
         st,
-        { k: 'bounds' },
-        { line, text, then, exits: !s.else && endsInExit(s.body) },
+        { k: 'bounds', shape: boundsShape(st, s.condition) },
+        { line, text, then, else: otherwise, exits: !s.else && endsInExit(s.body) },
         {
           narrow: (holds, arm) => {
             const undo = narrow(st, s.condition, !holds || !arm);
@@ -128,6 +130,32 @@ function classify(st: WgslState, cond: ExpressionElem): CondClass {
     return { kind: 'data', preds: [] };
   }
   return { kind: 'bounds' };
+}
+
+/**
+ * What each side of a bounds check's comparisons is (an index, a number, a
+ * size), for the engine's choice of the interior arm. The sides are looked at
+ * a second time, quietly.
+ */
+function boundsShape(st: WgslState, cond: ExpressionElem): BoundsShape {
+  const u = unparen(cond);
+  if (u.kind === 'unary-expression' && u.operator.value === '!') return { k: 'not', c: boundsShape(st, u.expression) };
+  if (u.kind !== 'binary-expression') return { k: 'opaque' };
+  const op = u.operator.value;
+  if (op === '&&' || op === '||') return { k: op === '&&' ? 'and' : 'or', l: boundsShape(st, u.left), r: boundsShape(st, u.right) };
+  if (!(op in NEGATE)) return { k: 'opaque' };
+  return { k: 'cmp', op: op as CmpOp, a: sideOf(st, u.left), b: sideOf(st, u.right) };
+}
+
+function sideOf(st: WgslState, e: ExpressionElem): Side {
+  st.notes.muted++;
+  try {
+    const v = st.quietly(() => st.ops.evalExpr(e));
+    if (v.deps & (DEP.GID | DEP.WID | DEP.LID | DEP.LOOP)) return 'index';
+    return (isConst(v) ? v.fn?.(new Map()) : undefined) ?? 'size';
+  } finally {
+    st.notes.muted--;
+  }
 }
 
 /**
