@@ -92,7 +92,7 @@ describe('roofline chart: steady-state and incomplete kernels', () => {
     const spec = rooflineSpec(chartKernels([file]), { gpu });
     const legend = layer(spec, 'markKinds')!;
     const scale = (legend.encoding!.shape as { scale: { domain: string[] } }).scale;
-    assert.deepEqual(scale.domain, ['full count', 'steady state ≈', 'AI ≥ (lies right)']);
+    assert.deepEqual(scale.domain, ['tile (no reuse)', 'steady state ≈', 'AI ≥ (lies right)']);
     const svg = await render(spec);
     assert.match(svg, /role-mark steady_marks[^]*?fill-opacity="0"[^]*?stroke-dasharray="3,2"/);
     assert.match(svg, /aria-label="rowdot_kernel: steady-state intensity ≈ 0\.25 FLOP\/B/);

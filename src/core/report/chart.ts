@@ -890,7 +890,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     });
   // A legend of what the marks mean, when the chart has more than full-count dots.
   const kinds: [string, string, boolean][] = [
-    ['full count', 'circle', dots.some((d) => d.kind === 'tile')],
+    ['tile (no reuse)', 'circle', dots.some((d) => d.kind === 'tile')],
     ['perfect reuse', 'circle', dots.some((d) => d.kind === 'compulsory')],
     ['steady state ≈', 'circle', steadyDots.length > 0],
     ['AI ≥ (lies right)', 'triangle-right', carets.some((c) => c.dir === 'right')],
