@@ -83,7 +83,6 @@ const ASSUMPTION_SAMPLES: AssumptionSamples = {
   branchTaken: ['if x > 0', 14],
   costlierArm: ['if x > 0 … else', 14],
   costlierChoice: ['if EVEN_K', 20, '`EVEN_K`'],
-  allCases: [30],
   persistentLoop: [8, 'cdiv(n, P)'],
   unitDependentTrips: [9, '(P − 1) / 2'],
   threadDependentTrips: [10, 'cdiv(n, 256)'],

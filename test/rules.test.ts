@@ -80,6 +80,29 @@ function ir(name: string, line: number): KernelIR {
 }
 
 describe('driver: one set of rules for every frontend', () => {
+  it('an unknown loop bound is said once, at the loop, and not at all once its symbol is bound', async () => {
+    const parsers = await loadParsers();
+    // A while loop whose bound is a run-time value, in each language (64 lanes, one add per trip).
+    const twins: Record<string, string[]> = {
+      'loop.py': ['import triton', 'import triton.language as tl', '@triton.jit', 'def k(x_ptr, n, BLOCK: tl.constexpr = 64):', '    offs = tl.arange(0, BLOCK)', '    acc = tl.zeros((BLOCK,), tl.float32)', '    i = 0', '    while i < n:', '        acc += tl.load(x_ptr + i + offs)', '        i += BLOCK', '    tl.store(x_ptr + offs, acc)'],
+      'loop.cu': ['__global__ void k(float* x, int n) {', '  float acc = 0.0f;', '  int i = 0;', '  while (i < n) {', '    acc += x[i + threadIdx.x];', '    i += 64;', '  }', '  x[threadIdx.x] = acc;', '}'],
+      'loop.wgsl': ['@group(0) @binding(0) var<storage, read_write> x: array<f32>;', '@compute @workgroup_size(64)', 'fn k(@builtin(local_invocation_id) lid: vec3u) {', '  var acc = 0.0;', '  var i = 0u;', '  while (i < u32(x[0])) {', '    acc += x[i + lid.x];', '    i += 64u;', '  }', '  x[lid.x] = acc;', '}'],
+    };
+    for (const [file, lines] of Object.entries(twins)) {
+      const loopLine = lines.findIndex((l) => l.trimStart().startsWith('while')) + 1;
+      const diags = (set: Record<string, number>) => {
+        clearCaches();
+        return analyzeSource(lines.join('\n') + '\n', parsers, { gpu: H100, path: `once/${file}`, set: { 'blockDim.x': 64, ...set } }).diagnostics.filter((d) => d.code === 'unboundLoop');
+      };
+      const free = diags({});
+      assert.equal(free.length, 1, `${file}: ${JSON.stringify(free)}`);
+      assert.equal(free[0].line, loopLine, `${file}: said at the loop`);
+      const name = /loop bound `([^`]+)`/.exec(free[0].message)?.[1];
+      assert.ok(name, `${file}: ${free[0].message}`);
+      assert.deepEqual(diags({ [name]: 256 }), [], `${file}: bound with --set ${name}`);
+    }
+  });
+
   it('an exception in one kernel becomes an internal error on that kernel; the others are kept', () => {
     const r = runKernels(fakeContext(), new KernelCache(), 'cuda', 'block', [
       { key: 'a', name: 'a', line: 1, run: () => ir('a', 1) },

@@ -181,7 +181,6 @@ export const ASSUMPTIONS = {
   costlierArm: (what: string, line: number) => `data-dependent ${bt(what)} (line ${line}): the costlier arm is counted (upper bound)`,
   costlierChoice: (what: string, line: number, names: string) =>
     `${bt(what)} (line ${line}) depends on ${names}, not bound: the costlier choice is counted; bind it to decide`,
-  allCases: (line: number) => `every case of the switch at line ${line} counted (upper bound)`,
   persistentLoop: (line: number, trips: string) => `persistent loop (line ${line}): trips averaged over programs, ${trips}`,
   unitDependentTrips: (line: number, trips: string) => `trip count of the loop at line ${line} depends on the unit index: averaged over units, ${trips}`,
   threadDependentTrips: (line: number, trips: string) =>

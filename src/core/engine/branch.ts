@@ -26,7 +26,7 @@
  */
 import type { CmpOp } from './cond';
 import type { ChoiceWhy } from '../ir';
-import type { Recorder, Notes } from './recorder';
+import type { Arm, Recorder, Notes } from './recorder';
 
 /**
  * A bounds check as the engine needs it: each comparison with what each of
@@ -216,4 +216,21 @@ function arms(e: Engine, s: IfStatement, why: ChoiceWhy, what: string): void {
     { label: s.ternary ? 'the `?` value' : 'then', run: s.then ?? (() => {}) },
     { label: s.ternary ? 'the `:` value' : 'else', run: s.else ?? (() => {}) },
   ]);
+}
+
+/**
+ * A `switch` on a run-time value (data, a uniform, a scalar argument): one
+ * case runs, so the costlier case counts (upper bound), like the costlier arm
+ * of an `if`/`else`. Each arm is what runs from its label (a C case falls
+ * through to the next until a `break`: the frontend hands that over as one
+ * arm). A switch with no cases counts nothing. `onData: false`: the
+ * selector is not data (a thread index): each thread runs one case, so the
+ * costlier case is still an upper bound, but not a data-dependent branch.
+ */
+export function decideSwitch(e: Engine, line: number, text: string, cases: Arm[], onData = true): void {
+  const what = `switch ${text}`;
+  if (cases.length === 0) return;
+  if (onData) e.notes.say('dataBranch', line, text);
+  e.notes.assume('costlierArm', what, line);
+  e.rec.choice(line, what, 'data', cases);
 }

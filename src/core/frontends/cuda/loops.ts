@@ -290,7 +290,6 @@ function runLoop(st: Interp, n: Node, condNode: Node | null, header: Map<string,
   const cond = condNode && start.size > 0 ? symbolicCondition(st, condNode, [...start.keys()]) : undefined;
   const raw = cond ? tripsOf(st, n, cond, start, delta) : undefined;
   const trips = raw ?? constantTrips(st, n, condNode) ?? unknownTrips(n);
-  if (!raw && trips.constant === undefined) st.say('unboundLoop', n, `trips_L${lineOf(n)}`);
   regionLoop(st, n, trips, steps, body);
 }
 
@@ -364,10 +363,7 @@ function geometricLoop(
     st.host || st.silent > 0 ? new Notes() : st.notes,
   );
   if (t.values) return unrolledLoop(st, n, cell, name, t.values, body);
-  if (t.unknown) {
-    st.say('unboundLoop', n, `trips_L${lineOf(n)}`);
-    return regionLoop(st, n, t.trips, steps, body);
-  }
+  if (t.unknown) return regionLoop(st, n, t.trips, steps, body);
   st.assume('geometricSymbolic', st.line(n), printExpr(t.trips));
   const value = st.syms.fresh(`${name}@${st.line(n)}`, { kind: 'geom', lo: ONE, hi: start, avg: t.mean });
   regionLoop(st, n, t.trips, steps, body, { name, value });

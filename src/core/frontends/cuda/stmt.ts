@@ -3,6 +3,7 @@
  * `dim3`), `if`, loops, `switch`, `return`, and `#if` blocks inside
  * functions.
  */
+import { decideSwitch } from '../../engine/branch';
 import { num, sym } from '../../sym/expr';
 import { structConversion } from './calls';
 import { convert, evalExpr, evalLvalue, namedConstant } from './expr';
@@ -219,7 +220,11 @@ function returnStatement(st: Interp, n: Node): void {
   if (body && n.parent && n.parent.startIndex === body.startIndex && n.parent.endIndex === body.endIndex) st.frame.returned = true;
 }
 
-/** `switch`: a compile-time value picks its case; otherwise every case is counted (upper bound). */
+/**
+ * `switch`: a compile-time value runs its case (and the cases it falls
+ * through to); otherwise the costlier case counts (engine/branch.ts), each
+ * case with the cases it falls through to.
+ */
 function switchStatement(st: Interp, n: Node): void {
   const v = evalExpr(st, n.childForFieldName('condition'));
   const body = n.childForFieldName('body');
@@ -229,14 +234,33 @@ function switchStatement(st: Interp, n: Node): void {
     const cv = c.childForFieldName('value');
     return named(c).filter((x) => !(cv && x.startIndex === cv.startIndex && x.endIndex === cv.endIndex));
   };
+  // What runs from case i: its statements and the next cases' until one leaves the switch.
+  const leaves = (items: Node[]): boolean => {
+    const last = items.filter((x) => x.type !== 'comment').at(-1);
+    if (!last) return false;
+    if (last.type === 'break_statement' || last.type === 'return_statement' || last.type === 'continue_statement') return true;
+    return last.type === 'compound_statement' && leaves(named(last));
+  };
+  const from = (i: number) => () => {
+    for (let j = i; j < cases.length; j++) {
+      const items = statements(cases[j]);
+      block(st, items);
+      if (leaves(items)) return;
+    }
+  };
+  const caseLabel = (c: Node) => {
+    const cv = c.childForFieldName('value');
+    return cv ? `case ${brief(cv)}` : 'default';
+  };
   if (value !== undefined) {
-    const hit = cases.find((c) => {
+    const hit = cases.findIndex((c) => {
       const cv = c.childForFieldName('value');
       return cv ? st.value(evalExpr(st, cv).e) === value : false;
-    }) ?? cases.find((c) => !c.childForFieldName('value'));
-    if (hit) block(st, statements(hit));
+    });
+    const at = hit >= 0 ? hit : cases.findIndex((c) => !c.childForFieldName('value'));
+    if (at >= 0) from(at)();
     return;
   }
-  st.assume('allCases', st.line(n));
-  for (const c of cases) block(st, statements(c));
+  const cond = n.childForFieldName('condition');
+  decideSwitch(st, st.line(n), cond ? brief(cond) : '', cases.map((c, i) => ({ label: caseLabel(c), run: from(i) })), v.data || !(v.e && st.syms.kinds(v.e).has('thread')));
 }

@@ -250,7 +250,6 @@ function execFor(st: TritonState, s: Node): void {
       st.notes,
     );
     trips = t.trips;
-    if (t.unknown) st.notes.say('unboundLoop', ln, `trips_L${ln}`);
     const vsym = sym(`⟨${left.text}@${ln}⟩`);
     const pids = r.start.k === 'num' ? r.start.pids : [];
     // Over every program and trip the variable covers [start at the first program, end at the last).
@@ -262,7 +261,6 @@ function execFor(st: TritonState, s: Node): void {
     st.loopStarts.set(exprKey(vsym), start);
   } else if (r) {
     trips = unknownTrips(ln).trips;
-    st.notes.say('unboundLoop', ln, `trips_L${ln}`);
   } else {
     const it = st.ops.eval(right);
     if (it.k === 'tuple') {
@@ -270,8 +268,7 @@ function execFor(st: TritonState, s: Node): void {
       loopVal = it.items[0] ?? unknown('loop');
     } else {
       trips = unknownTrips(ln).trips;
-      st.notes.say('unboundLoop', ln, `trips_L${ln}`);
-    }
+      }
   }
   const carried = assignedIn(body);
   bindTarget(st, left, loopVal);
@@ -292,7 +289,6 @@ function execWhile(st: TritonState, s: Node): void {
   if (!body) return;
   const ln = line(s);
   const trips = unknownTrips(ln).trips;
-  st.notes.say('unboundLoop', ln, `trips_L${ln}`);
   const id = ++st.loopIds;
   const carried = assignedIn(body);
   widenCarriedPointers(st, body, carried, trips);

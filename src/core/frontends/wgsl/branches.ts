@@ -7,7 +7,7 @@
  * it tests; early exit → not taken; data → the costlier arm.
  */
 import type { BlockElem, ExpressionElem, IfElem, Statement, SwitchElem } from 'wesl/core';
-import { decide, type BoundsShape, type Side } from '../../engine/branch';
+import { decide, decideSwitch, type BoundsShape, type Side } from '../../engine/branch';
 import type { CmpOp } from '../../engine/cond';
 import { add, max as emax, min as emin, num, sub, type Expr } from '../../sym/expr';
 import type { ActivePred } from './conditions';
@@ -218,10 +218,14 @@ export function walkSwitch(st: WgslState, s: SwitchElem): void {
     });
     return;
   }
-  st.notes.assume('allCases', line);
   st.dataDepth++;
   try {
-    for (const c of s.clauses) st.rec.taken(st.lineOf(c.start), c.selectors.includes('default') ? 'default' : 'case', () => st.ops.walkBlock(c.body));
+    decideSwitch(
+      st,
+      line,
+      st.text(s.selector),
+      s.clauses.map((c) => ({ label: c.selectors.includes('default') ? 'default' : `case ${c.selectors.map((x) => (x === 'default' ? 'default' : st.text(x))).join(', ')}`, run: () => void st.ops.walkBlock(c.body) })),
+    );
   } finally {
     st.dataDepth--;
   }

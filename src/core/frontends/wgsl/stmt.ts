@@ -82,8 +82,9 @@ export function walkStatement(st: WgslState, s: Statement): boolean {
 function declareLocal(st: WgslState, name: string, type: WType | undefined, init: ExpressionElem | undefined, mutable: boolean): void {
   const v = init ? st.ops.evalExpr(init) : constVal(type ?? UNKNOWN, scalarOf(type ?? UNKNOWN) ? num(0) : undefined, st.env);
   const t = type && type.k !== 'unknown' ? type : v.type.k === 'scalar' && v.type.s === 'ai' ? I32 : v.type;
-  const ctx = st.dataDepth > 0 && mutable ? DEP.DATA : 0;
-  st.declare(name, { val: { ...v, type: v.type.k === 'ptr' ? v.type : t, deps: v.deps | ctx }, mutable, loopVar: false });
+  // A variable declared inside a data-dependent branch holds its initial value there (it does
+  // not outlive the branch): only writes to outer variables under data control become data.
+  st.declare(name, { val: { ...v, type: v.type.k === 'ptr' ? v.type : t }, mutable, loopVar: false });
 }
 
 function assign(st: WgslState, s: Extract<Statement, { kind: 'assign' }>): void {
