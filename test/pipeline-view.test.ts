@@ -102,7 +102,7 @@ describe('pipeline view: fusion what-if', () => {
     const none = pipelineView([file], {}, { theme: DEFAULT_THEME, width: 640, legend: 'right' })!;
     assert.equal(none.id, pipelineId(file.path, p));
     assert.equal(none.summary, '3 launches · 8.61 GFLOP · 122 MB compulsory → 70.8 FLOP/B · T_lower 54.4 µs (T_upper 72.1 µs)');
-    assert.equal(none.time, 'memory-bound 54.4 µs (100 %) · compute-bound 0 ns (0 %)');
+    assert.equal(none.time, 'memory-bound 54.4 µs (100 %) · compute-bound: no launch');
     assert.match(none.point, /^On the chart \(★\): 70\.8 FLOP\/B/);
     assert.equal(none.fused, null);
     assert.deepEqual(none.fusion.map((f) => [f.label, f.checked, f.blocked]), [['rmsnorm_kernel → matmul_kernel (h)', false, undefined], ['matmul_kernel → add_kernel (p)', false, undefined]]);

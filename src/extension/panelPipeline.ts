@@ -122,7 +122,9 @@ export function pipelineView(files: FileReport[], state: Pick<PanelState, 'pipel
   const lower = t.time.lower ?? 0;
   const computeTime = Math.max(0, lower - t.memoryBoundTime);
   const share = (x: number): string => (lower > 0 ? percent(x / lower) : '?');
-  const time = `memory-bound ${ge}${seconds(t.memoryBoundTime)} (${share(t.memoryBoundTime)}) · compute-bound ${ge}${seconds(computeTime)} (${share(computeTime)})`;
+  // A side with no launch says so (`0 ns` would read as a rounded figure).
+  const part = (what: string, x: number): string => (x > lower * 1e-9 ? `${what} ${ge}${seconds(x)} (${share(x)})` : `${what}: no launch`);
+  const time = `${part('memory-bound', t.memoryBoundTime)} · ${part('compute-bound', computeTime)}`;
   const off = pipelineOffChart(p);
   const point = off
     ? `Not on the chart: ${off}.`

@@ -122,7 +122,7 @@ export interface PipelineViewModel {
   choices: Choice[];
   /** `3 launches · 8.61 GFLOP · 122 MB compulsory → 70.8 FLOP/B · T_lower 54.4 µs (T_upper 72.1 µs)`. */
   summary: string;
-  /** `memory-bound 54.4 µs (100 %) · compute-bound 0 s (0 %)`. */
+  /** `memory-bound 54.4 µs (100 %) · compute-bound: no launch`. */
   time: string;
   /** Where its point is on the chart, or why it has none. */
   point: string;
