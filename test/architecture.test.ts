@@ -7,6 +7,7 @@
  * "at run time".
  */
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isBuiltin } from 'node:module';
 import * as esbuild from 'esbuild';
@@ -290,6 +291,48 @@ describe('architecture', function () {
     }
     assert.deepEqual(bad, []);
     assert.ok(new Set(FILES.map(frontendOf).filter(Boolean)).size >= 3, 'the check sees the frontends');
+  });
+
+  describe('the engine and the frontends (docs/architecture.md)', () => {
+    const FRONTEND_DIRS = ['triton', 'cuda', 'wgsl'];
+    const textOf = (dir: string) =>
+      FILES.filter((f) => rel(f).startsWith(`core/frontends/${dir}/`)).map((f) => ({ file: rel(f), text: fs.readFileSync(f, 'utf8') }));
+
+    it('every frontend runs its kernels through the engine driver and hands its conditions to the engine', () => {
+      for (const dir of FRONTEND_DIRS) {
+        const files = textOf(dir);
+        assert.ok(files.length > 0, `${dir}: no files`);
+        const calls = (re: RegExp) => files.filter((f) => re.test(f.text)).map((f) => f.file);
+        assert.ok(calls(/\brunKernels\(/).length > 0, `${dir}: runKernels (engine/driver.ts) is not called`);
+        assert.ok(calls(/\bdecide\(/).length > 0, `${dir}: decide (engine/branch.ts) is not called`);
+        assert.ok(calls(/\bloopTrips\(|\bunknownTrips\(/).length > 0, `${dir}: trip counts do not come from engine/trips.ts`);
+        // Policy words stay in the engine: a frontend does not pick arms or count threads itself.
+        for (const f of files) assert.ok(!/\bcostlier\w*\s*=|function\s+costlier/.test(f.text), `${f.file}: decides a costlier arm itself`);
+      }
+    });
+
+    // Regions are built by the engine's Recorder. These files still write a region literal
+    // (kernel roots handed to the Recorder, and loop regions built before the Recorder could);
+    // the list may only shrink: a file over its count, or one no longer needing its entry, fails.
+    const REGION_LITERALS: Record<string, number> = {
+      'core/frontends/cuda/kernel.ts': 1,
+      'core/frontends/cuda/launch.ts': 2,
+      'core/frontends/cuda/loops.ts': 1,
+      'core/frontends/triton/dot.ts': 1,
+      'core/frontends/triton/state.ts': 1,
+      'core/frontends/wgsl/entry.ts': 1,
+      'core/frontends/wgsl/loops.ts': 3,
+    };
+    it('a frontend builds no region itself beyond the named exceptions (they may only shrink)', () => {
+      const found: Record<string, number> = {};
+      for (const dir of FRONTEND_DIRS)
+        for (const f of textOf(dir)) {
+          const n = (f.text.match(/kind: '(?:kernel|loop|branch|choice)'/g) ?? []).length + (f.text.match(/\.(?:children|events)\.push\(/g) ?? []).length;
+          if (n) found[f.file] = n;
+        }
+      for (const [file, n] of Object.entries(found)) assert.ok(n <= (REGION_LITERALS[file] ?? 0), `${file}: ${n} region literal(s) or pushes; the engine's Recorder builds regions`);
+      for (const file of Object.keys(REGION_LITERALS)) assert.ok(found[file], `${file} no longer builds a region: remove it from REGION_LITERALS`);
+    });
   });
 
   it('no import cycles in src/ (type-only imports included)', () => {

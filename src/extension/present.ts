@@ -326,7 +326,13 @@ export function kernelHover(k: KernelReport, gpu: GpuSpec, links: HoverLinks): s
   const l2Ridge = k.l2RidgePoint === null ? '' : `, ${intensity(k.l2RidgePoint)} FLOP/B (L2)`;
   out.push(`AI **${mdText(ai)} FLOP/B** per ${k.unit} (tile)${compulsory} · ridge point ${intensity(k.ridgePoint)} FLOP/B (DRAM)${l2Ridge}`, '');
   const s = k.arithmeticIntensitySteady;
-  if (s) {
+  if (s?.scope === 'kernel') {
+    const comp = s.compulsory === null ? '' : ` (compulsory ${intensity(s.compulsory)} FLOP/B)`;
+    out.push(
+      `**Intensity without the sizes**: FLOPs and bytes both scale with ${s.independentOf.map((n) => `${mdCode(n)} ([bind](${links.bind(n)}))`).join(', ')}, so their ratio is ${intensity(s.value)} FLOP/B for any value${comp} · **${steadyVerdict(k)}** on ${mdText(gpu.name)}, attainable ${flopRate(s.attainableFlops)}. Bind them for the FLOPs and bytes themselves.`,
+      '',
+    );
+  } else if (s) {
     const comp = s.compulsory === null ? '' : ` (compulsory ${intensity(s.compulsory)} FLOP/B in the limit)`;
     out.push(
       `**Steady state** of the loop at line ${s.loopLine} (${mdCode(s.loopLabel)}): ${intensity(s.value)} FLOP/B per iteration${comp}, independent of ${s.independentOf.map((n) => `${mdCode(n)} ([bind](${links.bind(n)}))`).join(', ')} · **${steadyVerdict(k)}** on ${mdText(gpu.name)}, attainable ${flopRate(s.attainableFlops)}. ${s.limit ? 'The whole kernel tends to it as the loop grows; ' : ''}not the full count: bind ${s.independentOf.map(mdCode).join(', ')} for that.`,

@@ -52,21 +52,59 @@ function body(r: Region, env: Env): Totals | null {
 interface Candidate {
   loop: Region;
   per: Totals;
+  /** The body's intensity when it does not depend on the sizes (`per` is then at sizes 1024). */
+  ratio?: number;
   symbols: string[];
 }
 
-/** Loops whose trip count is not evaluable but whose body is: the steady-state candidates. */
-function candidates(r: Region, env: Env, out: Candidate[]): void {
+/**
+ * Loops whose trip count is not evaluable: the steady-state candidates, when
+ * their body is evaluable, or when the body's intensity is the same for every
+ * value of the unbound sizes it holds (a row loop over BLOCK columns: BLOCK
+ * FLOPs per 4·BLOCK bytes). `per` is then the body at those sizes = 1024, for
+ * comparing loops; `ratio` its intensity.
+ */
+function candidates(r: Region, env: Env, out: Candidate[], unbound: string[]): void {
   for (const c of r.children) {
     if (c.kind === 'loop' && evaluate(c.trips, env) === undefined) {
+      const tripSyms = [...freeSymbols(c.trips)].filter((s) => !env.has(s));
       const per = body(c, env);
       if (per) {
-        out.push({ loop: c, per, symbols: [...freeSymbols(c.trips)].filter((s) => !env.has(s)).sort() });
+        out.push({ loop: c, per, symbols: tripSyms.sort() });
+        continue;
+      }
+      const sized = ratioFree(unbound, env, (e) => body(c, e));
+      if (sized) {
+        out.push({ loop: c, per: sized.at1024, ratio: sized.value, symbols: [...new Set([...tripSyms, ...unbound])].sort() });
         continue;
       }
     }
-    candidates(c, env, out);
+    candidates(c, env, out, unbound);
   }
+}
+
+/** Assignments of the symbols at different magnitudes, and each symbol varied on its own. */
+function samples(syms: string[]): Map<string, number>[] {
+  const out = [16, 128, 1024, 65536].map((v) => new Map(syms.map((s): [string, number] => [s, v])));
+  syms.forEach((_, i) => out.push(new Map(syms.map((s, j): [string, number] => [s, j === i ? 4096 : 256]))));
+  return out;
+}
+
+/** FLOPs ÷ bytes of `of` when it is the same at every sample of `syms` (and FLOPs and bytes are positive). */
+function ratioFree(syms: string[], env: Env, of: (e: Env) => Totals | null): { value: number; at1024: Totals } | undefined {
+  let first: number | undefined;
+  let at1024: Totals | undefined;
+  for (const a of samples(syms)) {
+    const e = new Map(env);
+    for (const [s, v] of a) e.set(s, v);
+    const t = of(e);
+    if (!t || t.flops <= 0 || t.bytes <= 0) return undefined;
+    const r = t.flops / t.bytes;
+    if (first === undefined) first = r;
+    else if (Math.abs(r - first) > 1e-9 * first) return undefined;
+    if ([...a.values()].every((v) => v === 1024)) at1024 = t;
+  }
+  return first === undefined || !at1024 ? undefined : { value: first, at1024 };
 }
 
 export interface SteadyState {
@@ -78,6 +116,8 @@ export interface SteadyState {
   limit: boolean;
   /** The compulsory intensity's limit as the symbols grow, when the other sizes are known. */
   compulsory: number | null;
+  /** `kernel`: the whole kernel's intensity, the same for every value of the unbound symbols (exact); absent: a loop's steady state. */
+  scope?: 'kernel';
 }
 
 /** FLOPs ÷ compulsory bytes of the whole launch at these bindings, when every size is known. */
@@ -97,10 +137,32 @@ function compulsoryAt(k: KernelIR, env: Env): number | undefined {
   return bytes > 0 ? (units * t.flops) / bytes : undefined;
 }
 
+/**
+ * The whole kernel's intensity when it does not depend on the unbound sizes:
+ * FLOPs and bytes both scale with them (an element-wise or row-wise kernel
+ * with its BLOCK unbound), so their ratio is exact for every value. Checked
+ * numerically at assignments of different magnitudes, each symbol varied on
+ * its own too; undefined unless every one gives the same ratio.
+ */
+function sizeFree(k: KernelIR, env: Env, syms: string[]): { value: number; compulsory: number | null } | undefined {
+  const r = ratioFree(syms, env, (e) => body(k.body, e));
+  if (!r) return undefined;
+  const comp = samples(syms).map((a) => {
+    const e = new Map(env);
+    for (const [s, v] of a) e.set(s, v);
+    return compulsoryAt(k, e);
+  });
+  const c0 = comp[0];
+  const compulsory = c0 !== undefined && comp.every((c) => c !== undefined && Math.abs(c - c0) <= 1e-9 * c0) ? c0 : null;
+  return { value: r.value, compulsory };
+}
+
 export function steadyState(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, report: KernelReport): SteadyState | undefined {
   if (report.unbound.length === 0) return undefined;
+  const free = sizeFree(k, opts.env, report.unbound);
+  if (free) return { value: free.value, loopLine: k.line, loopLabel: '', independentOf: [...report.unbound], limit: true, compulsory: free.compulsory, scope: 'kernel' };
   const found: Candidate[] = [];
-  candidates(k.body, opts.env, found);
+  candidates(k.body, opts.env, found, report.unbound);
   if (found.length === 0) return undefined;
   // Only trip counts may be unknown: every unbound symbol must be one of the loops' symbols (or the grid's).
   const loopSyms = new Set(found.flatMap((c) => c.symbols));
@@ -110,7 +172,7 @@ export function steadyState(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, repor
   const weight = (t: Totals) => t.flops + t.bytes * ridge;
   const best = found.reduce((a, b) => (weight(b.per) > weight(a.per) ? b : a));
   if (best.per.bytes <= 0 || best.per.flops <= 0) return undefined;
-  const value = best.per.flops / best.per.bytes;
+  const value = best.ratio ?? best.per.flops / best.per.bytes;
   // The whole kernel's intensity as the symbols grow: equal to the loop's when it dominates.
   const at = (x: number): number | undefined => {
     const env = new Map(opts.env);

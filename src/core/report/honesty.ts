@@ -43,13 +43,23 @@ export function boundsSentence(k: KernelReport): string {
   return parts.length ? `${parts.join(', ')}.` : '';
 }
 
-/** `≈ 85.3 FLOP/B · K-loop steady state (K unbound)`, or '' when the kernel has none. */
+/**
+ * `≈ 85.3 FLOP/B · K-loop steady state (K unbound)`, or for an intensity the
+ * unbound sizes cancel out of, `AI 0.0833 FLOP/B · the same for any BLOCK
+ * (BLOCK unbound)`; '' when the kernel has neither.
+ */
 export function steadyText(k: KernelReport): string {
   const s = k.arithmeticIntensitySteady;
   if (!s) return '';
   const syms = s.independentOf;
+  if (s.scope === 'kernel') return `AI ${intensity(s.value)} FLOP/B · ${sizeFreeLabel(syms)} (${syms.join(', ')} unbound)`;
   const loop = syms.length === 1 ? `${syms[0]}-loop` : 'loop';
   return `AI ≈ ${intensity(s.value)} FLOP/B · ${loop} steady state (${syms.join(', ')} unbound)`;
+}
+
+/** `any BLOCK_SIZE`, `any M, N`: the intensity of a kernel whose FLOPs and bytes scale together with the unbound sizes. */
+export function sizeFreeLabel(syms: string[]): string {
+  return `the same for any ${syms.slice(0, 3).join(', ')}${syms.length > 3 ? ', …' : ''}`;
 }
 
 /** `memory-bound (L2)` / `compute-bound` at the steady-state intensity. */

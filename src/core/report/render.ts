@@ -10,7 +10,7 @@
 import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, PipelineReport, ProfileSummary } from './types';
 import { fusionLines, pipelineRows, pipelineSummary } from './pipelines';
 import { bytes, flopRate, flops, intensity, percent, seconds, si } from './format';
-import { boundsSentence, incompleteText, marks, steadyText, steadyVerdict } from './honesty';
+import { boundsSentence, incompleteText, marks, sizeFreeLabel, steadyText, steadyVerdict } from './honesty';
 
 // ---------------------------------------------------------------------------
 // Several GPUs
@@ -91,14 +91,18 @@ export function verdictSentence(k: KernelReport, v: GpuVerdict, gpuName: string)
     const l2 = v.l2RidgePoint !== null && k.arithmeticIntensity !== null ? ` and AI ${intensity(k.arithmeticIntensity)} ≥ L2 ridge ${intensity(v.l2RidgePoint)}` : '';
     return `compute-bound on ${gpuName} — ${dramAi} FLOP/B ≥ ridge ${intensity(v.ridgePoint)}${l2}, ${att}`;
   }
-  if (k.arithmeticIntensitySteady) return `${steadyVerdict(k)} on ${gpuName} at the steady state — ${steadyText(k)}; bind ${k.arithmeticIntensitySteady.independentOf.join(', ')} for the full count`;
+  if (k.arithmeticIntensitySteady)
+    return k.arithmeticIntensitySteady.scope === 'kernel'
+      ? `${steadyVerdict(k)} on ${gpuName} — ${steadyText(k)}; bind ${k.arithmeticIntensitySteady.independentOf.join(', ')} for the FLOPs and bytes`
+      : `${steadyVerdict(k)} on ${gpuName} at the steady state — ${steadyText(k)}; bind ${k.arithmeticIntensitySteady.independentOf.join(', ')} for the full count`;
   const why = k.unbound.length ? `bind ${k.unbound.slice(0, 3).join(', ')}` : 'its arithmetic intensity could not be estimated';
   return `bound unknown on ${gpuName} — ${why}`;
 }
 
 function boundCell(k: KernelReport, v: GpuVerdict | undefined): string {
   if (!v) return '?';
-  if (v.bound === 'unknown' && k.arithmeticIntensitySteady) return `${steadyVerdict(k)} at steady state (bind ${k.arithmeticIntensitySteady.independentOf.join(', ')})`;
+  if (v.bound === 'unknown' && k.arithmeticIntensitySteady)
+    return `${steadyVerdict(k)}${k.arithmeticIntensitySteady.scope === 'kernel' ? '' : ' at steady state'} (bind ${k.arithmeticIntensitySteady.independentOf.join(', ')}${k.arithmeticIntensitySteady.scope === 'kernel' ? ' for the counts' : ''})`;
   if (v.bound === 'unknown' && k.unbound.length) return `unknown (bind ${k.unbound.slice(0, 3).join(', ')})`;
   return boundLabel(v);
 }
@@ -110,9 +114,11 @@ function cells(k: KernelReport): { flops: string; load: string; store: string; b
   const ai =
     k.arithmeticIntensity !== null
       ? `${m.intensity}${intensity(k.arithmeticIntensity)}`
-      : s
-        ? `≈ ${intensity(s.value)} (${s.independentOf.length === 1 ? `${s.independentOf[0]}-loop` : 'loop'} steady state)`
-        : intensity(null);
+      : s?.scope === 'kernel'
+        ? `${intensity(s.value)} (${sizeFreeLabel(s.independentOf)})`
+        : s
+          ? `≈ ${intensity(s.value)} (${s.independentOf.length === 1 ? `${s.independentOf[0]}-loop` : 'loop'} steady state)`
+          : intensity(null);
   return {
     flops: `${k.perUnit.flops === null ? '' : m.flops}${flops(k.perUnit.flops)}`,
     load: `${k.perUnit.loadBytes === null ? '' : m.bytes}${bytes(k.perUnit.loadBytes)}`,
@@ -129,7 +135,8 @@ function kernelNotes(k: KernelReport): string[] {
   if (!k.complete) out.push(`${k.name}: ${incompleteText(k)} — ${boundsSentence(k)}`);
   if (k.arithmeticIntensity === null && k.arithmeticIntensitySteady) {
     const s = k.arithmeticIntensitySteady;
-    out.push(`${k.name}: ${steadyText(k)} (loop at line ${s.loopLine}) · ${steadyVerdict(k)}; not the full count: bind ${s.independentOf.join(', ')}`);
+    if (s.scope === 'kernel') out.push(`${k.name}: ${steadyText(k)} · ${steadyVerdict(k)}; FLOPs and bytes scale together with ${s.independentOf.join(', ')}: bind them for the counts`);
+    else out.push(`${k.name}: ${steadyText(k)} (loop at line ${s.loopLine}) · ${steadyVerdict(k)}; not the full count: bind ${s.independentOf.join(', ')}`);
   }
   return out;
 }

@@ -24,6 +24,12 @@ export interface SteadyIntensity {
   limit: boolean;
   /** The compulsory intensity's limit as the symbols grow, when the other sizes are known. */
   compulsory: number | null;
+  /**
+   * `kernel`: not a loop's steady state but the whole kernel's intensity, which
+   * is the same for every value of `independentOf` (FLOPs and bytes both scale
+   * with them): exact, only the counts themselves need the bindings.
+   */
+  scope?: 'kernel';
   bound: 'memory' | 'compute';
   boundLevel: 'dram' | 'l2' | null;
   attainableFlops: number;
