@@ -129,4 +129,20 @@ describe('roofline chart: steady-state and incomplete kernels', () => {
     assert.equal(mystery.notes.text, 'incomplete: 1 unknown call — FLOPs are a lower bound, so the intensity is a lower bound');
     assert.equal(kernelNote(file.kernels[1]), mystery.notes.text);
   });
+
+  it('an intensity the unbound sizes cancel out of is the kernel\'s own filled dot, exact, never a steady state', async () => {
+    // test/fixtures/triton/size_free_intensity.py: axpy 2 FLOP / 12 B per element for any BLOCK; rowsum's K-loop steady state 1/4.
+    const f = await analyzeFile(path.join(__dirname, 'fixtures', 'triton', 'size_free_intensity.py'));
+    const [axpy, rowsum] = chartKernels([f]);
+    assert.deepEqual([axpy.name, axpy.steady, axpy.sizeFree, axpy.bound], ['axpy', undefined, ['BLOCK'], 'memory']);
+    assert.ok(Math.abs(axpy.ai! - 2 / 12) < 1e-12);
+    assert.ok(rowsum.steady && rowsum.sizeFree === undefined);
+    const spec = rooflineSpec([axpy, rowsum], { gpu });
+    const [dot] = layer(spec, 'kernels')!.data.values;
+    assert.deepEqual([dot.name, dot.aiText, dot.kind], ['axpy', '0.167', 'tile']);
+    assert.equal((dot.tip as Record<string, string>).sizes, 'the same for any BLOCK: bind BLOCK for the FLOPs and bytes');
+    assert.deepEqual(layer(spec, 'steady')!.data.values.map((v) => v.name), ['rowsum']);
+    const row = panelTable([f], { workspace: false, profile: false }).rows[0].cells;
+    assert.deepEqual([row.ai.text, row.bound.text, row.notes.text], ['0.167', 'memory-bound (DRAM)', 'the same for any BLOCK: bind BLOCK for the FLOPs and bytes']);
+  });
 });

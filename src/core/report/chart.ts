@@ -26,7 +26,7 @@
 import type { GpuSpec, TensorDtype, VectorDtype } from '../gpus/types';
 import type { BoundKind, FileReport, KernelReport, PipelineReport } from './types';
 import { bytes, flopRate, intensity, percent, seconds, si } from './format';
-import { boundsSentence, incompleteText } from './honesty';
+import { boundsSentence, incompleteText, sizeFreeLabel } from './honesty';
 import { fusionWhatIf, pipelineId } from './pipelineView';
 import { DEFAULT_THEME, type ChartTheme } from './chartTheme';
 import { LogScale, placeLabels, textQuad, type Align, type Baseline, type Candidate, type LabelRequest, type Obstacles, type Point, type Quad } from './chartLabels';
@@ -79,6 +79,11 @@ export interface ChartKernel {
    * count (`incomplete: 2 unknown calls`) and what that does to the numbers.
    */
   incomplete?: { ai: BoundKind; text: string; sentence: string };
+  /**
+   * The unbound sizes the intensity does not depend on (`scope: 'kernel'`):
+   * the dot is the kernel's exact intensity; only its FLOPs and bytes need them.
+   */
+  sizeFree?: string[];
 }
 
 /** A pipeline's own point (docs/pipelines.md): total FLOPs ÷ total compulsory bytes, at total FLOPs ÷ total T_lower. */
@@ -151,7 +156,8 @@ export function kernelId(path: string, k: Pick<KernelReport, 'line' | 'name'>): 
 function steadyOf(k: KernelReport): ChartKernel['steady'] {
   const s = k.arithmeticIntensitySteady;
   // The full count wins: a bound K gives the kernel its own intensity.
-  if (!s || k.arithmeticIntensity !== null) return undefined;
+  // An intensity the unbound sizes cancel out of is exact: drawn as the kernel's own dot (sizeFree), not a steady state.
+  if (!s || k.arithmeticIntensity !== null || s.scope === 'kernel') return undefined;
   return {
     ai: s.value,
     compulsoryAi: s.compulsory,
@@ -204,6 +210,9 @@ export function chartKernels(files: FileReport[]): ChartKernel[] {
       const incomplete = incompleteOf(k);
       if (steady) out[out.length - 1].steady = steady;
       if (incomplete) out[out.length - 1].incomplete = incomplete;
+      const s = k.arithmeticIntensitySteady;
+      if (s?.scope === 'kernel' && k.arithmeticIntensity === null)
+        Object.assign(out[out.length - 1], { ai: s.value, compulsoryAi: s.compulsory, attainable: s.attainableFlops, bound: s.bound, boundLevel: s.boundLevel, sizeFree: [...s.independentOf] });
     }
   return out;
 }
@@ -587,6 +596,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     };
     const lies = dir === 'right' ? 'may lie further right' : dir === 'left' ? 'may lie further left' : undefined;
     const honesty: [string, string | undefined][] = k.incomplete ? [['numbers', k.incomplete.text], ['so', k.incomplete.sentence || undefined], ['true point', lies]] : [];
+    if (k.sizeFree?.length) honesty.unshift(['sizes', `${sizeFreeLabel(k.sizeFree)}: bind ${k.sizeFree.join(', ')} for the FLOPs and bytes`]);
     const kernelTip = (ai: string, kind: string, attainable = common.attainableText): Record<string, string> =>
       tip([['kernel', k.name], ['at', common.file], ['AI (FLOP/B)', ai], ['intensity', kind], ['attainable', attainable], ['% of peak', common.ofPeak], ['bound', bound], ['peak', common.peak], ['work', common.perUnit], ...honesty]);
     const incompleteNote = k.incomplete ? ` (${k.incomplete.text}${lies ? `; ${lies}` : ''})` : '';
