@@ -118,14 +118,17 @@ describe('panel kernel table', () => {
     const table = panelTable([f, m], { workspace: true, profile: false });
     assert.deepEqual(
       table.columns.map((c) => c.key),
-      ['kernel', 'at', 'ai', 'compulsory', 'attainable', 'ofPeak', 'bound', 'flops', 'bytes'],
+      ['kernel', 'at', 'ai', 'compulsory', 'attainable', 'ofPeak', 'bound', 'flops', 'bytes', 'notes'],
     );
     assert.equal(table.columns[1].label, 'file');
     assert.equal(table.rows.length, 4);
     const add = table.rows[0];
     assert.deepEqual([add.cells.kernel.text, add.cells.at.text, add.cells.ai.text, add.cells.ai.sort, add.cells.bound.text], ['add_kernel', `${f.path}:11`, '0.0833', 1024 / 12288, 'memory-bound (DRAM)']);
     const mm = table.rows[3];
-    assert.deepEqual([mm.cells.ai.text, mm.cells.ai.sort, mm.cells.bound.text], ['?', null, 'bound unknown']);
+    // K unbound: the K-loop steady state, marked as such, never the full count (test/chart-honesty.test.ts).
+    assert.deepEqual([mm.cells.ai.text, mm.cells.ai.sort, mm.cells.bound.text], ['≈ 32 (K-loop steady state)', 32, 'memory-bound (DRAM) at the steady state']);
+    assert.equal(mm.cells.notes.text, 'K-loop steady state (line 19): not the full count — bind K');
+    assert.equal(add.cells.notes, undefined);
     const file = panelTable([f], { workspace: false, profile: false });
     assert.deepEqual([file.columns[1].label, file.rows[2].cells.at.text, file.rows[2].cells.at.sort], ['line', '29', 29]);
   });

@@ -1,7 +1,9 @@
 /**
  * CodeLens: one lens above each kernel (intensity, bound, GPU, work per unit)
- * and a smaller one above each hot loop. Clicking a kernel lens opens the
- * roofline panel on it; clicking `bind K` runs Bind Symbol for K.
+ * and a smaller one above each hot loop, and one above each pipeline (a host
+ * function launching kernels). Clicking a kernel lens opens the roofline
+ * panel on it, a pipeline lens its pipeline view; clicking `bind K` runs
+ * Bind Symbol for K.
  */
 import * as vscode from 'vscode';
 import type { Analyzer } from './analyzer';
@@ -67,7 +69,11 @@ export class KernelLensProvider implements vscode.CodeLensProvider {
     const pipelines = show.kernels
       ? (analysis.report.pipelines ?? [])
           .filter((p) => p.line >= 1 && p.line <= doc.lineCount)
-          .map((p) => new vscode.CodeLens(doc.lineAt(p.line - 1).range, { title: pipelineLens(p, gpuName), command: '', tooltip: 'Hover the function name for the per-launch table' }))
+          .map((p) => {
+            // Clicking it opens the roofline panel's pipeline view (the stacked bar, the pipeline's point, fusion toggles).
+            const ref: KernelRef = { uri: doc.uri.toString(), name: p.name, line: p.line, pipeline: true };
+            return new vscode.CodeLens(doc.lineAt(p.line - 1).range, { title: pipelineLens(p, gpuName), command: 'rooflineLens.showRoofline', arguments: [ref], tooltip: 'Show this pipeline in the roofline panel (hover the function name for the per-launch table)' });
+          })
       : [];
     return pipelines.concat(items.map(({ item, kernel }) => lens(doc, item, { uri: doc.uri.toString(), name: kernel.name, line: kernel.line })));
   }

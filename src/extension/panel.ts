@@ -16,15 +16,18 @@ import * as vscode from 'vscode';
 import { GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import type { Language } from '../core/ir';
-import { chartKernels, chartSize, defaultPrecisions, kernelId, rooflineSpec, type ChartTheme } from '../core/report/chart';
+import { chartKernels, chartPipelines, chartSize, defaultPrecisions, kernelId, rooflineSpec, type ChartTheme } from '../core/report/chart';
+import { boundsSentence, incompleteText } from '../core/report/honesty';
+import { pipelineId } from '../core/report/pipelineView';
 import type { FileReport, KernelReport } from '../core/report/types';
 import { sortRows, tableMarkdown, tableTsv, type TableModel } from '../shared/table';
 import type { Analysis, Analyzer } from './analyzer';
 import type { Config, SettingsChange } from './config';
 import { Owner } from './owner';
 import { makeNonce, pageHtml } from './panelHtml';
-import { parsePageMessage, parsePanelState, type ExportFormat, type PageMessage, type PanelState, type RenderMessage, type WhatIfModel, type WhatIfState } from '../shared/panelProtocol';
+import { parsePageMessage, parsePanelState, withFusion, type ExportFormat, type PageMessage, type PanelState, type RenderMessage, type WhatIfModel, type WhatIfState } from '../shared/panelProtocol';
 import { gpuChoices, panelTable, precisionChoices, profileModel, whatIfModel } from './panelModel';
+import { chosenPipeline, fusedByPipeline, pipelineView } from './panelPipeline';
 import { isWorkspaceKernelFile, scanWorkspace, type PanelFile, type ScanResult } from './panelWorkspace';
 import { analysisLanguage, blockingSymbols, mayHaveKernels } from './present';
 import type { ProfileStore } from './profile';
@@ -43,6 +46,8 @@ export interface KernelRef {
   name: string;
   /** 1-based line of the kernel. */
   line: number;
+  /** The ref names a pipeline (a host function): the panel opens its pipeline view. */
+  pipeline?: boolean;
 }
 
 /** What the panel needs from the extension. */
@@ -198,9 +203,9 @@ class RooflinePanel {
     const inWorkspace = this.state.mode === 'workspace' && this.files.has(key);
     if (restored) this.state = { ...restored, mode: 'file', uri: key };
     else if (!inWorkspace && !(this.state.mode === 'file' && this.state.uri === key)) {
-      // Another file: the view options stay, the selection and its what-if values go.
-      const { gpu, compare, precisions, sort } = this.state;
-      this.state = { mode: 'file', uri: key, gpu, compare, precisions, sort };
+      // Another file: the view options (fusion choices included) stay, the selection and its what-if values go.
+      const { gpu, compare, precisions, sort, fused } = this.state;
+      this.state = { mode: 'file', uri: key, gpu, compare, precisions, sort, fused };
     }
     if (this.state.mode === 'file') {
       this.files.clear();
@@ -208,7 +213,8 @@ class RooflinePanel {
     }
     const analysis = await this.ctx.analyzer.analyse(doc);
     this.files.set(key, this.fileOf(doc, language, analysis));
-    if (ref) this.select(kernelId(this.files.get(key)!.report.path, ref), false);
+    if (ref?.pipeline) this.state = { ...this.state, pipeline: pipelineId(this.files.get(key)!.report.path, ref) };
+    else if (ref) this.select(kernelId(this.files.get(key)!.report.path, ref), false);
     this.panel.title = this.state.mode === 'workspace' ? 'Roofline: workspace' : `Roofline: ${basename(doc.uri)}`;
     if (!this.panel.visible) this.panel.reveal(undefined, true);
     this.schedule(0);
@@ -356,6 +362,12 @@ class RooflinePanel {
       case 'problem':
         this.ctx.log.warn(`roofline page (${msg.kind}): ${msg.message}`);
         return;
+      case 'pipeline':
+        this.state = { ...this.state, pipeline: msg.id };
+        return this.schedule(0);
+      case 'fuse':
+        this.state = { ...this.state, fused: withFusion(this.state, msg.pipeline, msg.from, msg.on) };
+        return this.schedule(0);
     }
   }
 
@@ -568,6 +580,8 @@ class RooflinePanel {
     const files = attached?.files ?? estimated;
     const kernels = chartKernels(files);
     const precisions = this.state.precisions ?? defaultPrecisions(kernels);
+    // Pipelines as analysed (a kernel's what-if values do not reach the launches of a pipeline).
+    const size = chartSize(this.pageWidth);
     const spec = rooflineSpec(kernels, {
       gpu,
       compareGpu: compare && compare.id !== gpu.id ? compare : undefined,
@@ -575,7 +589,9 @@ class RooflinePanel {
       selectedId: this.state.selectedId,
       showRegions: attached !== undefined,
       theme,
-      ...chartSize(this.pageWidth),
+      pipelines: chartPipelines(onGpu, fusedByPipeline(this.state)),
+      selectedPipelineId: chosenPipeline(onGpu, this.state)?.id,
+      ...size,
     });
     const profile = this.ctx.profiles.current;
     return {
@@ -591,6 +607,7 @@ class RooflinePanel {
       precisions: precisionChoices(gpu, precisions),
       whatIf,
       profile: attached && profile ? profileModel(profile.name, attached.summary, this.ctx.profiles.perLaunch) : null,
+      pipeline: pipelineView(onGpu, this.state, { theme, width: size.width, legend: size.legend }),
       notices: [...this.notices, ...files.flatMap((f) => f.kernels.flatMap((k) => notOnChart(k)))],
     };
   }
@@ -617,9 +634,11 @@ class RooflinePanel {
   }
 }
 
-/** Why a kernel has no dot, as a notice; none when it has one. */
+/** Why a kernel has no dot, as a notice; none when it has one (a steady-state dot is one: its table row says what to bind). */
 function notOnChart(k: KernelReport): string[] {
   if (k.arithmeticIntensity !== null && k.attainableFlops !== null) return [];
+  if (k.arithmeticIntensitySteady) return [];
   const names = blockingSymbols(k);
-  return [`${k.name}: not on the chart: ${names.length ? `bind ${names.join(', ')} (in the what-if controls, or with Roofline: Bind Symbol…)` : 'its counts are incomplete'}.`];
+  const why = names.length ? `bind ${names.join(', ')} (in the what-if controls, or with Roofline: Bind Symbol…)` : k.complete ? 'its counts are incomplete' : `${incompleteText(k)}${boundsSentence(k) ? ` — ${boundsSentence(k).replace(/\.$/, '')}` : ''}`;
+  return [`${k.name}: not on the chart: ${why}.`];
 }

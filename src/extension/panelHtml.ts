@@ -66,6 +66,25 @@ export function pageHtml(r: PageResources): string {
   <div id="chart"></div>
   <p id="empty" hidden></p>
   <ul id="notices"></ul>
+  <section id="pipeline" aria-labelledby="pipeline-title" hidden>
+    <h2 id="pipeline-title">Pipeline</h2>
+    <div class="actions" id="pipeline-pick" hidden><label>pipeline <select id="pipeline-select"></select></label></div>
+    <p id="pipeline-summary"></p>
+    <p id="pipeline-time"></p>
+    <div id="pipeline-chart" role="img" aria-label="Where the time goes: T_lower per launch"></div>
+    <p id="pipeline-point" class="hint"></p>
+    <fieldset id="pipeline-fusion"><legend>Fuse (what-if, a bound: the fused kernel keeps the intermediate on chip)</legend></fieldset>
+    <p id="pipeline-fused" role="status" aria-live="polite"></p>
+    <p id="pipeline-best" class="hint"></p>
+    <div class="table-scroll">
+      <table id="pipeline-launches" class="grid">
+        <caption>Launches, in the order the host function makes them.</caption>
+        <thead></thead>
+        <tbody></tbody>
+      </table>
+    </div>
+    <ul id="pipeline-notes" class="hint"></ul>
+  </section>
   <section id="profile" aria-labelledby="profile-title" hidden>
     <h2 id="profile-title">Profile</h2>
     <p id="profile-summary"></p>

@@ -9,6 +9,7 @@ import type { GpuSpec } from '../core/gpus/types';
 import type { Language } from '../core/ir';
 import { kernelId, type PrecisionKey } from '../core/report/chart';
 import { bytes, flopRate, flops, intensity, percent } from '../core/report/format';
+import { boundsSentence, incompleteText, marks, sizeFreeLabel } from '../core/report/honesty';
 import { measuredLabel } from '../core/report/render';
 import type { FileReport, KernelReport, MeasuredSummary, ProfileSummary } from '../core/report/types';
 import type { TableCell, TableColumn, TableModel, TableRow } from '../shared/table';
@@ -35,6 +36,9 @@ const KERNEL_COLUMNS: TableColumn[] = [
 
 const WORKSPACE_AT: TableColumn = { key: 'at', label: 'file', numeric: false };
 
+/** Shown when some kernel's numbers are not the full, clean count: what they are and what to do. */
+const NOTES_COLUMN: TableColumn = { key: 'notes', label: 'notes', numeric: false, title: 'Steady-state numbers (bind the symbol for the full count), incomplete counts and why a kernel has no dot' };
+
 const PROFILE_COLUMNS: TableColumn[] = [
   { key: 'achieved', label: 'measured', numeric: true, title: 'Achieved FLOP/s in the imported profile' },
   { key: 'ofRoof', label: 'of roof', numeric: true, title: 'Achieved FLOP/s ÷ the roof at the measured intensity' },
@@ -58,17 +62,88 @@ export function ratioText(r: number): string {
   return `×${r >= 10 ? Math.round(r) : r.toFixed(2)}`;
 }
 
+/** A number with the mark of its bound (`≥ 0.5`), sorted by its value. */
+function marked(x: number | null, mark: string, text: (x: number) => string, title?: string): TableCell {
+  const c = num(x, text);
+  return { ...c, text: c.sort === null || typeof c.sort !== 'number' ? c.text : `${mark}${c.text}`, ...(title ? { title } : {}) };
+}
+
+/** `K-loop` for one symbol, `loop` for several. */
+function loopName(symbols: string[]): string {
+  return symbols.length === 1 ? `${symbols[0]}-loop` : 'loop';
+}
+
+/**
+ * What a kernel's row says about its numbers when they are not the full,
+ * clean count (COUNTING.md, "Honesty"), or '' when they are.
+ */
+export function kernelNote(k: KernelReport): string {
+  const parts: string[] = [];
+  const s = k.arithmeticIntensity === null ? k.arithmeticIntensitySteady : undefined;
+  if (s?.scope === 'kernel') parts.push(`${sizeFreeLabel(s.independentOf)}: bind ${s.independentOf.join(', ')} for the FLOPs and bytes`);
+  else if (s) parts.push(`${loopName(s.independentOf)} steady state (line ${s.loopLine}): not the full count — bind ${s.independentOf.join(', ')}`);
+  if (!k.complete) {
+    const sentence = boundsSentence(k);
+    parts.push(`${incompleteText(k)}${sentence ? ` — ${sentence.replace(/\.$/, '')}` : ''}`);
+  }
+  if (!s && (k.arithmeticIntensity === null || k.attainableFlops === null) && k.bound !== 'compute') {
+    const why = k.unbound.length ? `bind ${k.unbound.join(', ')}` : k.complete ? 'its counts are not known' : 'its intensity is not known';
+    parts.push(`not on the chart: ${why}`);
+  }
+  return parts.join('; ');
+}
+
 function kernelCells(f: FileReport, k: KernelReport, workspace: boolean): Record<string, TableCell> {
+  const s = k.arithmeticIntensity === null ? k.arithmeticIntensitySteady : undefined;
+  const peak = `${k.peak.kind} ${k.peak.dtype} peak ${flopRate(k.peak.flops)}`;
+  const base = { kernel: txt(k.name), at: workspace ? txt(`${f.path}:${k.line}`) : num(k.line, String) };
+  const m = marks(k);
+  const note = kernelNote(k);
+  const notes: Record<string, TableCell> = note ? { notes: txt(note, note) } : {};
+  if (s?.scope === 'kernel') {
+    // Exact: FLOPs and bytes scale together with the unbound sizes; only the counts need them.
+    const title = `${sizeFreeLabel(s.independentOf)}: FLOPs and bytes both scale with ${s.independentOf.join(', ')}; bind them for the counts`;
+    return {
+      ...base,
+      ai: { text: intensity(s.value), sort: s.value, title },
+      compulsory: s.compulsory === null ? num(null, intensity) : { text: intensity(s.compulsory), sort: s.compulsory, title },
+      attainable: { text: flopRate(s.attainableFlops), sort: s.attainableFlops },
+      ofPeak: { text: percent(s.attainableFlops / k.peak.flops), sort: s.attainableFlops / k.peak.flops },
+      bound: txt(s.bound === 'compute' ? 'compute-bound' : `memory-bound (${s.boundLevel === 'l2' ? 'L2' : 'DRAM'})`, peak),
+      flops: num(k.perUnit.flops, flops),
+      bytes: num(unitBytes(k), bytes),
+      ...notes,
+    };
+  }
+  if (s) {
+    // The steady state: a real, labelled number, never the full count.
+    const loop = loopName(s.independentOf);
+    const title = `${loop} steady state: the intensity per iteration of the loop at line ${s.loopLine} (${s.loopLabel})${s.limit ? ', which the whole kernel tends to' : ''}; not the full count — bind ${s.independentOf.join(', ')}`;
+    return {
+      ...base,
+      ai: { text: `≈ ${intensity(s.value)} (${loop} steady state)`, sort: s.value, title },
+      compulsory: s.compulsory === null ? num(null, intensity) : { text: `≈ ${intensity(s.compulsory)}`, sort: s.compulsory, title },
+      attainable: { text: `≈ ${flopRate(s.attainableFlops)}`, sort: s.attainableFlops, title },
+      ofPeak: { text: `≈ ${percent(s.attainableFlops / k.peak.flops)}`, sort: s.attainableFlops / k.peak.flops },
+      bound: txt(`${s.bound === 'compute' ? 'compute-bound' : `memory-bound (${s.boundLevel === 'l2' ? 'L2' : 'DRAM'})`} at the steady state`, peak),
+      flops: num(k.perUnit.flops, flops),
+      bytes: num(unitBytes(k), bytes),
+      ...notes,
+    };
+  }
+  // A bound of the intensity moves the attainable FLOP/s on the slope, not on the flat roof.
+  const att = m.intensity === '≤ ' ? '≤ ' : m.intensity === '≥ ' && k.bound !== 'compute' ? '≥ ' : '';
+  const sentence = k.complete ? undefined : boundsSentence(k) || undefined;
   return {
-    kernel: txt(k.name),
-    at: workspace ? txt(`${f.path}:${k.line}`) : num(k.line, String),
-    ai: num(k.arithmeticIntensity, intensity),
-    compulsory: num(k.compulsoryIntensity, intensity),
-    attainable: num(k.attainableFlops, flopRate),
-    ofPeak: num(k.attainableFlops === null ? null : k.attainableFlops / k.peak.flops, percent),
-    bound: txt(verdict(k), `${k.peak.kind} ${k.peak.dtype} peak ${flopRate(k.peak.flops)}`),
-    flops: num(k.perUnit.flops, flops),
-    bytes: num(unitBytes(k), bytes),
+    ...base,
+    ai: marked(k.arithmeticIntensity, m.intensity, intensity, sentence),
+    compulsory: marked(k.compulsoryIntensity, m.intensity, intensity, sentence),
+    attainable: marked(k.attainableFlops, att, flopRate),
+    ofPeak: marked(k.attainableFlops === null ? null : k.attainableFlops / k.peak.flops, att, percent),
+    bound: txt(verdict(k), peak),
+    flops: marked(k.perUnit.flops, m.flops, flops),
+    bytes: marked(unitBytes(k), m.bytes, bytes),
+    ...notes,
   };
 }
 
@@ -104,6 +179,7 @@ function measuredCells(m: MeasuredSummary | undefined): Record<string, TableCell
  */
 export function panelTable(files: FileReport[], opts: { workspace: boolean; profile: boolean }): TableModel {
   const columns = KERNEL_COLUMNS.map((c) => (c.key === 'at' && opts.workspace ? WORKSPACE_AT : c));
+  if (files.some((f) => f.kernels.some((k) => kernelNote(k) !== ''))) columns.push(NOTES_COLUMN);
   if (opts.profile) columns.push(...PROFILE_COLUMNS);
   const rows: TableRow[] = [];
   for (const f of files)

@@ -39,6 +39,15 @@ export interface PanelState {
   precisions?: PrecisionKey[];
   whatIf?: WhatIfState;
   sort?: SortState;
+  /** The pipeline shown in the pipeline view (`pipeline:path:line:name`); absent: the first. */
+  pipeline?: string;
+  /** Fusion pairs chosen in the pipeline view (what-if), by pipeline: each pair by its first launch's index. */
+  fused?: FusedState[];
+}
+
+export interface FusedState {
+  pipeline: string;
+  pairs: number[];
 }
 
 // ---------------------------------------------------------------------------
@@ -91,6 +100,44 @@ export interface ProfileModel {
   problems: string[];
 }
 
+/** A fusion candidate of the pipeline view: a toggle. */
+export interface PipelineFusionToggle {
+  /** Index of the pair's first launch. */
+  from: number;
+  /** `rmsnorm_kernel → matmul_kernel (h)`. */
+  label: string;
+  /** What fusing it alone saves: `saves 33.6 MB of DRAM traffic: T_lower 54.4 µs → 46.2 µs (−15.2 %); the fused kernel would be memory-bound`. */
+  detail: string;
+  checked: boolean;
+  /** Why it cannot be chosen with the pairs chosen now (it shares a launch with one). */
+  blocked?: string;
+}
+
+/** The pipeline view (docs/pipelines.md): where the time goes across a host function's launches, and fusion what-ifs. */
+export interface PipelineViewModel {
+  /** `pipeline:path:line:name`. */
+  id: string;
+  name: string;
+  /** Every pipeline of the view, to pick from (one: no picker). */
+  choices: Choice[];
+  /** `3 launches · 8.61 GFLOP · 122 MB compulsory → 70.8 FLOP/B · T_lower 54.4 µs (T_upper 72.1 µs)`. */
+  summary: string;
+  /** `memory-bound 54.4 µs (100 %) · compute-bound: no launch`. */
+  time: string;
+  /** Where its point is on the chart, or why it has none. */
+  point: string;
+  /** The stacked bar of T_lower per launch (Vega-Lite), as written and with the chosen pairs fused. */
+  spec: Record<string, unknown>;
+  fusion: PipelineFusionToggle[];
+  /** The new totals with the chosen pairs (a bound), or null when none is chosen. */
+  fused: string | null;
+  /** The report's best set of disjoint pairs, or null when it has none. */
+  best: string | null;
+  /** One row per launch. */
+  launches: TableModel;
+  notes: string[];
+}
+
 export interface RenderMessage {
   type: 'render';
   state: PanelState;
@@ -107,6 +154,8 @@ export interface RenderMessage {
   precisions: (Choice & { checked: boolean })[];
   whatIf: WhatIfModel | null;
   profile: ProfileModel | null;
+  /** The pipeline view, for files with pipelines (docs/pipelines.md); null without. */
+  pipeline: PipelineViewModel | null;
   notices: string[];
 }
 
@@ -145,7 +194,9 @@ export type PageMessage =
   | { type: 'matchProfile'; name: string }
   | { type: 'importProfile' }
   | { type: 'clearProfile' }
-  | { type: 'problem'; kind: 'csp' | 'render'; message: string };
+  | { type: 'problem'; kind: 'csp' | 'render'; message: string }
+  | { type: 'pipeline'; id: string }
+  | { type: 'fuse'; pipeline: string; from: number; on: boolean };
 
 /** Element types a what-if may choose, as `rooflineLens.dtypes` spells them. */
 export const WHAT_IF_DTYPES: readonly Dtype[] = ['fp64', 'fp32', 'tf32', 'fp16', 'bf16', 'fp8', 'int8', 'int16', 'int32', 'int64'];
@@ -162,6 +213,10 @@ const THEME_KEYS = ['foreground', 'background', 'grid', 'memory', 'compute', 'un
 /** Exports larger than this are refused (a PNG of a very large chart is a few MB). */
 export const MAX_EXPORT_CHARS = 40 * 1024 * 1024;
 const MAX_ID = 2000;
+/** Fusion pairs kept per pipeline, and pipelines with fusion choices (a pipeline of thousands of launches is not a view). */
+const MAX_PAIRS = 256;
+const MAX_FUSED_PIPELINES = 64;
+const MAX_LAUNCH_INDEX = 100_000;
 const MAX_PROBLEM = 2000;
 
 type Raw = Record<string, unknown>;
@@ -300,6 +355,16 @@ export function parsePageMessage(raw: unknown): PageMessage | undefined {
       const message = str(raw.message, MAX_PROBLEM);
       return kind && message !== undefined ? { type: 'problem', kind, message } : undefined;
     }
+    case 'pipeline': {
+      const id = pipelineRef(raw.id);
+      return id !== undefined ? { type: 'pipeline', id } : undefined;
+    }
+    case 'fuse': {
+      const pipeline = pipelineRef(raw.pipeline);
+      const from = launchIndex(raw.from);
+      const on = bool(raw.on);
+      return pipeline !== undefined && from !== undefined && on !== undefined ? { type: 'fuse', pipeline, from, on } : undefined;
+    }
     case 'whatIfReset':
     case 'copyPragma':
     case 'importProfile':
@@ -308,6 +373,31 @@ export function parsePageMessage(raw: unknown): PageMessage | undefined {
     default:
       return undefined;
   }
+}
+
+/** A pipeline's id as the view names it: `pipeline:path:line:name` (any language's host function name: `forward`, `Model::forward`, `encodeFrame`). */
+function pipelineRef(x: unknown): string | undefined {
+  const s = str(x, MAX_ID);
+  return s !== undefined && /^pipeline:[^\n\r]*:\d+:[^\n\r]+$/.test(s) ? s : undefined;
+}
+
+/** A launch's index in its pipeline. */
+function launchIndex(x: unknown): number | undefined {
+  return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= MAX_LAUNCH_INDEX ? x : undefined;
+}
+
+/** Saved fusion choices: the valid entries, one per pipeline, each pair once and in order. */
+function fusedStates(x: unknown): FusedState[] | undefined {
+  if (!Array.isArray(x)) return undefined;
+  const out: FusedState[] = [];
+  for (const entry of x.slice(0, MAX_FUSED_PIPELINES)) {
+    if (!isRecord(entry) || !Array.isArray(entry.pairs)) continue;
+    const pipeline = pipelineRef(entry.pipeline);
+    if (!pipeline || out.some((f) => f.pipeline === pipeline)) continue;
+    const pairs = [...new Set(entry.pairs.slice(0, MAX_PAIRS).map(launchIndex).filter((i): i is number => i !== undefined))];
+    if (pairs.length) out.push({ pipeline, pairs });
+  }
+  return out.length ? out : undefined;
 }
 
 function whatIfState(x: unknown): WhatIfState | undefined {
@@ -344,5 +434,52 @@ export function parsePanelState(raw: unknown): PanelState | undefined {
   if (whatIf) state.whatIf = whatIf;
   const sort = parseSort(raw.sort);
   if (sort) state.sort = sort;
+  const pipeline = pipelineRef(raw.pipeline);
+  if (pipeline) state.pipeline = pipeline;
+  const fused = fusedStates(raw.fused);
+  if (fused) state.fused = fused;
   return state;
+}
+
+/** The fusion pairs chosen for a pipeline in a state. */
+export function fusedPairs(state: Pick<PanelState, 'fused'>, pipeline: string): number[] {
+  return state.fused?.find((f) => f.pipeline === pipeline)?.pairs ?? [];
+}
+
+/** The state's fusion choices with `from` of `pipeline` chosen (`on`) or not. */
+export function withFusion(state: Pick<PanelState, 'fused'>, pipeline: string, from: number, on: boolean): FusedState[] | undefined {
+  const rest = (state.fused ?? []).filter((f) => f.pipeline !== pipeline);
+  const pairs = fusedPairs(state, pipeline).filter((p) => p !== from);
+  if (on) pairs.push(from);
+  const out = pairs.length ? [...rest, { pipeline, pairs }] : rest;
+  return out.length ? out.slice(-MAX_FUSED_PIPELINES) : undefined;
+}
+
+/**
+ * Checks the pipeline view of a render message on the page (the other way
+ * round from parsePageMessage: the page draws only a model of the right
+ * shape, and anything else as no pipeline view).
+ */
+export function parsePipelineView(x: unknown): PipelineViewModel | null {
+  if (!isRecord(x)) return null;
+  const strings = (v: unknown, max: number): v is string[] => Array.isArray(v) && v.length <= max && v.every((s) => typeof s === 'string');
+  const choices = Array.isArray(x.choices) && x.choices.every((c) => isRecord(c) && typeof c.value === 'string' && typeof c.label === 'string');
+  const toggles =
+    Array.isArray(x.fusion) &&
+    x.fusion.every((f) => isRecord(f) && launchIndex(f.from) !== undefined && typeof f.label === 'string' && typeof f.detail === 'string' && typeof f.checked === 'boolean' && (f.blocked === undefined || typeof f.blocked === 'string'));
+  const launches = isRecord(x.launches) && Array.isArray(x.launches.columns) && Array.isArray(x.launches.rows);
+  const ok =
+    pipelineRef(x.id) !== undefined &&
+    typeof x.name === 'string' &&
+    choices &&
+    typeof x.summary === 'string' &&
+    typeof x.time === 'string' &&
+    typeof x.point === 'string' &&
+    isRecord(x.spec) &&
+    toggles &&
+    (x.fused === null || typeof x.fused === 'string') &&
+    (x.best === null || typeof x.best === 'string') &&
+    launches &&
+    strings(x.notes, 1000);
+  return ok ? (x as unknown as PipelineViewModel) : null;
 }

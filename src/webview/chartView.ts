@@ -14,7 +14,7 @@ import { Handler } from 'vega-tooltip';
 const NO_EVAL = { ast: true, expr: expressionInterpreter };
 
 /** Marks whose items are kernels (the spec names each layer after its data set). */
-const KERNEL_MARKS = new Set(['kernels_marks', 'measured_marks']);
+const KERNEL_MARKS = new Set(['kernels_marks', 'measured_marks', 'steady_marks']);
 
 export class ChartView {
   private view: View | undefined;
@@ -43,6 +43,13 @@ export class ChartView {
       if (id !== undefined) this.onKernelClick(id);
     });
     await view.runAsync();
+  }
+
+  /** Removes the chart (a view that has nothing to draw). */
+  clear(): void {
+    this.view?.finalize();
+    this.view = undefined;
+    this.container.replaceChildren();
   }
 
   /** The chart as an SVG document, with the theme's colours written out. */

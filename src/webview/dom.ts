@@ -4,7 +4,7 @@
  * as text (never as HTML) and no element gets an inline style or handler
  * attribute, so nothing here needs more than the page's CSP allows.
  */
-import type { Choice, PageMessage, ProfileModel, RenderMessage, WhatIfControl, WhatIfModel } from '../shared/panelProtocol';
+import type { Choice, PageMessage, PipelineViewModel, ProfileModel, RenderMessage, WhatIfControl, WhatIfModel } from '../shared/panelProtocol';
 import { nextSort, sortRows, type SortState, type TableModel } from '../shared/table';
 
 export type Post = (msg: PageMessage) => void;
@@ -160,6 +160,62 @@ export function renderProfile(p: ProfileModel | null, post: Post): void {
     }),
   );
   byId('profile-problems').replaceChildren(...p.problems.map((x) => h('li', {}, x)));
+}
+
+// ---------------------------------------------------------------------------
+// The pipeline view (its bar chart is drawn by main.ts)
+// ---------------------------------------------------------------------------
+
+/** Fills the pipeline section from its model, or hides it (null). */
+export function renderPipeline(p: PipelineViewModel | null, post: Post): void {
+  const section = byId('pipeline');
+  section.hidden = !p;
+  if (!p) return;
+  byId('pipeline-title').textContent = `Pipeline ${p.name}: where the time goes`;
+  const pick = byId('pipeline-pick');
+  pick.hidden = p.choices.length < 2;
+  options(byId<HTMLSelectElement>('pipeline-select'), p.choices, p.id);
+  byId('pipeline-summary').textContent = p.summary;
+  byId('pipeline-time').textContent = p.time;
+  byId('pipeline-point').textContent = p.point;
+  const fieldset = byId('pipeline-fusion');
+  fieldset.hidden = p.fusion.length === 0;
+  replaceKeepingFocus(
+    fieldset,
+    fieldset.querySelector('legend'),
+    ...p.fusion.map((f) => {
+      const id = `fuse-${f.from}`;
+      const box = h('input', { type: 'checkbox', id, checked: f.checked, disabled: f.blocked !== undefined && !f.checked, 'aria-describedby': `${id}-detail` });
+      box.addEventListener('change', () => post({ type: 'fuse', pipeline: p.id, from: f.from, on: box.checked }));
+      return h('div', { class: f.blocked && !f.checked ? 'fuse blocked' : 'fuse' }, h('label', { for: id }, box, ' ', h('code', {}, f.label)), h('small', { id: `${id}-detail` }, ` ${f.detail}${f.blocked && !f.checked ? ` — ${f.blocked}` : ''}`));
+    }),
+  );
+  const fused = byId('pipeline-fused');
+  fused.hidden = !p.fused;
+  fused.textContent = p.fused ?? '';
+  const best = byId('pipeline-best');
+  best.hidden = !p.best;
+  best.textContent = p.best ?? '';
+  const table = byId<HTMLTableElement>('pipeline-launches');
+  replaceKeepingFocus(table.tHead!, h('tr', {}, ...p.launches.columns.map((c) => h('th', { scope: 'col', class: c.numeric ? 'num' : undefined, title: c.title }, c.label))));
+  table.tBodies[0].replaceChildren(
+    ...p.launches.rows.map((r) =>
+      h(
+        'tr',
+        { 'data-kernel-id': r.kernelId || undefined },
+        ...p.launches.columns.map((c, i) => {
+          const cell = r.cells[c.key] ?? { text: '', sort: null };
+          if (c.key === 'launch' && r.kernelId) {
+            const name = h('button', { type: 'button', class: 'link', title: 'Select this kernel and show it in the editor' }, cell.text);
+            name.addEventListener('click', () => post({ type: 'select', id: r.kernelId, reveal: true }));
+            return h('td', { title: cell.title }, name);
+          }
+          return i === 0 ? h('th', { scope: 'row', class: 'num' }, cell.text) : h('td', { class: c.numeric ? 'num' : undefined, title: cell.title }, cell.text);
+        }),
+      ),
+    ),
+  );
+  byId('pipeline-notes').replaceChildren(...p.notes.map((n) => h('li', {}, n)));
 }
 
 // ---------------------------------------------------------------------------

@@ -5,10 +5,10 @@
  * the state for a reload (setState), reads the theme's colours and sends them
  * again when the theme changes, and exports the chart on request.
  */
-import type { ExportFormat, HostMessage, PageMessage, RenderMessage } from '../shared/panelProtocol';
+import { parsePipelineView, type ExportFormat, type HostMessage, type PageMessage, type RenderMessage } from '../shared/panelProtocol';
 import type { SortState } from '../shared/table';
 import { ChartView } from './chartView';
-import { byId, renderControls, renderProfile, renderTable, renderWhatIf } from './dom';
+import { byId, renderControls, renderPipeline, renderProfile, renderTable, renderWhatIf } from './dom';
 import { readTheme } from './theme';
 
 interface VsCodeApi {
@@ -27,6 +27,8 @@ let renders = 0;
 let queue: Promise<void> = Promise.resolve();
 
 const chart = new ChartView(byId('chart'), (id) => post({ type: 'select', id, reveal: true }));
+/** The pipeline view's stacked bar (drawn only when the view has a pipeline). */
+const pipelineChart = new ChartView(byId('pipeline-chart'), () => undefined);
 
 function theme(): ReturnType<typeof readTheme> {
   const style = getComputedStyle(document.documentElement);
@@ -44,8 +46,13 @@ async function draw(m: RenderMessage): Promise<void> {
   renderControls(m);
   renderProfile(m.profile, post);
   renderWhatIf(m.whatIf, post);
+  // The pipeline view is checked here too: a model of the wrong shape shows no view rather than half of one.
+  const pipeline = parsePipelineView(m.pipeline);
+  renderPipeline(pipeline, post);
   drawTable();
   await chart.render(m.spec);
+  if (pipeline) await pipelineChart.render(pipeline.spec);
+  else pipelineChart.clear();
   renders++;
   document.body.dataset.renders = String(renders);
   document.body.dataset.background = String((m.spec.background as string | undefined) ?? '');
@@ -95,6 +102,7 @@ byId('export-svg').addEventListener('click', () => enqueue(() => exportChart('sv
 byId('export-png').addEventListener('click', () => enqueue(() => exportChart('png', 0)));
 byId('copy-markdown').addEventListener('click', () => post({ type: 'copyTable', format: 'markdown' }));
 byId('copy-tsv').addEventListener('click', () => post({ type: 'copyTable', format: 'tsv' }));
+byId<HTMLSelectElement>('pipeline-select').addEventListener('change', (e) => post({ type: 'pipeline', id: (e.target as HTMLSelectElement).value }));
 
 // ---- theme, size, problems --------------------------------------------------------------
 

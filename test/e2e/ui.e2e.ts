@@ -192,12 +192,11 @@ async function dotTransform(label: string): Promise<string> {
  * pair of boxes that overlap (separating axes). The spec builder lays the labels out so that none do.
  * (No named functions inside: tsx would wrap them in a helper the page does not have.)
  */
-async function overlappingLabels(): Promise<string[]> {
+async function overlappingLabels(chart = '#chart', marks = ['roofLabels', 'ridgeLabels', 'l2Labels', 'dramLabels', 'regionLabels', 'pipelineLabels']): Promise<string[]> {
   return panelFrame()
-    .locator('#chart svg')
+    .locator(`${chart} svg`)
     .first()
-    .evaluate((svg) => {
-      const marks = ['roofLabels', 'ridgeLabels', 'l2Labels', 'dramLabels', 'regionLabels'];
+    .evaluate((svg, marks) => {
       const boxes: { text: string; corners: { x: number; y: number }[] }[] = [];
       for (const el of svg.querySelectorAll<SVGTextElement>(marks.map((m) => `.role-mark.${m}_marks text`).join(', '))) {
         const b = el.getBBox();
@@ -228,7 +227,7 @@ async function overlappingLabels(): Promise<string[]> {
           if (!apart) out.push(`"${boxes[i].text}" / "${boxes[j].text}"`);
         }
       return boxes.length ? out : ['no labels drawn'];
-    });
+    }, marks);
 }
 
 /** A screenshot of the panel, once its chart's labels are checked not to overlap. */
@@ -265,6 +264,20 @@ test('"Roofline: Show Roofline" opens the chart: roofs, a dot per kernel, the ta
   assert.equal(cells[5], 'memory-bound (DRAM)');
   assert.equal(await frame.locator('#kernels thead th[scope="col"]').count(), 9);
   await panelShot('panel.png');
+});
+
+test('the pipeline view: where the time goes in launch(), its star on the chart, labels apart', async () => {
+  const frame = panelFrame();
+  // layers.py launch(): add 3.76 µs + axpby 3.76 µs + poly 2.5 µs (each 1024 programs, DRAM-bound on H100 SXM).
+  await frame.locator('#pipeline-title', { hasText: 'Pipeline launch: where the time goes' }).waitFor();
+  assert.match(await frame.locator('#pipeline-summary').innerText(), /^3 launches · 10\.5 MFLOP · 33\.6 MB compulsory → 0\.313 FLOP\/B · T_lower 10 µs/);
+  await frame.locator('#pipeline-chart svg .role-mark.barLabels_marks text').first().waitFor();
+  assert.equal(await frame.locator('#pipeline-launches tbody tr').count(), 3);
+  await frame.locator('#chart svg .role-mark.pipelines_marks path[aria-label^="pipeline launch: intensity 0.313 FLOP/B"]').waitFor();
+  assert.deepEqual(await overlappingLabels('#pipeline-chart', ['barLabels']), [], 'pipeline bar labels that overlap');
+  await frame.locator('#pipeline').scrollIntoViewIfNeeded();
+  await panelShot('panel-pipeline.png');
+  await frame.locator('body').evaluate(() => window.scrollTo(0, 0));
 });
 
 test('clicking a column header sorts the table; clicking a dot selects its kernel and reveals it', async () => {

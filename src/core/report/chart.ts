@@ -24,8 +24,11 @@
  * description that becomes its aria-label.
  */
 import type { GpuSpec, TensorDtype, VectorDtype } from '../gpus/types';
-import type { FileReport, KernelReport } from './types';
-import { flopRate, intensity, percent, si } from './format';
+import type { BoundKind, FileReport, KernelReport, PipelineReport } from './types';
+import { bytes, flopRate, intensity, percent, seconds, si } from './format';
+import { boundsSentence, incompleteText, sizeFreeLabel } from './honesty';
+import { fusionWhatIf, pipelineId } from './pipelineView';
+import { DEFAULT_THEME, type ChartTheme } from './chartTheme';
 import { LogScale, placeLabels, textQuad, type Align, type Baseline, type Candidate, type LabelRequest, type Obstacles, type Point, type Quad } from './chartLabels';
 
 export interface ChartKernel {
@@ -51,33 +54,60 @@ export interface ChartKernel {
    * dot's link starts instead of the kernel's own estimate.
    */
   measured?: { key: string; ai: number; flops: number; situation: string; fractionOfRoof: number | null; fromAi?: number; fromFlops?: number }[];
+  /**
+   * When the counts are symbolic only because of loop trips: the dominant
+   * loop's intensity per iteration and the roofline at it (COUNTING.md,
+   * "Honesty"). Drawn hollow and marked "steady state"; never the full count.
+   */
+  steady?: {
+    ai: number;
+    /** The compulsory intensity's limit as the symbols grow, when the other sizes are known. */
+    compulsoryAi: number | null;
+    attainable: number;
+    bound: 'memory' | 'compute';
+    boundLevel: 'dram' | 'l2' | null;
+    loopLine: number;
+    loopLabel: string;
+    /** The unbound symbols it does not depend on (`K`): binding them gives the full count. */
+    independentOf: string[];
+    /** The whole kernel's intensity tends to this value as the symbols grow. */
+    limit: boolean;
+  };
+  /**
+   * An incomplete kernel (`complete: false`): which way its intensity may be
+   * off (`lower`: the true point lies further right), what it could not
+   * count (`incomplete: 2 unknown calls`) and what that does to the numbers.
+   */
+  incomplete?: { ai: BoundKind; text: string; sentence: string };
+  /**
+   * The unbound sizes the intensity does not depend on (`scope: 'kernel'`):
+   * the dot is the kernel's exact intensity; only its FLOPs and bytes need them.
+   */
+  sizeFree?: string[];
 }
 
-export interface ChartTheme {
-  foreground: string;
-  background: string;
-  grid: string;
-  memory: string;
-  compute: string;
-  unknown: string;
-  roof: string;
-  compareRoof: string;
-  l2: string;
-  font: string;
+/** A pipeline's own point (docs/pipelines.md): total FLOPs ÷ total compulsory bytes, at total FLOPs ÷ total T_lower. */
+export interface ChartPipeline {
+  /** `pipeline:path:line:name`. */
+  id: string;
+  name: string;
+  path: string;
+  line: number;
+  launches: number;
+  /** Launches with numbers (× repeat). */
+  resolved: number;
+  flops: number;
+  compulsoryBytes: number;
+  /** Σ T_lower of the launches (seconds). */
+  lower: number;
+  memoryBoundShare: number | null;
+  /** False when a launch has no numbers or is incomplete: FLOPs and bytes are then both lower bounds, the point is not known. */
+  complete: boolean;
+  /** With the fusion pairs chosen in the panel (a what-if and a bound): its point moves there. */
+  fused?: { pairs: number; compulsoryBytes: number; lower: number; bytesSaved: number; saving: number };
 }
 
-export const DEFAULT_THEME: ChartTheme = {
-  foreground: '#333333',
-  background: '#ffffff',
-  grid: '#e5e5e5',
-  memory: '#d1495b',
-  compute: '#2e86ab',
-  unknown: '#888888',
-  roof: '#444444',
-  compareRoof: '#b07aa1',
-  l2: '#8c8c8c',
-  font: 'sans-serif',
-};
+export { DEFAULT_THEME, type ChartTheme } from './chartTheme';
 
 /** A precision whose roof is drawn: `tensor:bf16`, `vector:fp32`. */
 export type PrecisionKey = `tensor:${TensorDtype}` | `vector:${VectorDtype}`;
@@ -89,6 +119,10 @@ export interface ChartOptions {
   /** Roofs to draw; default: every precision that matters for the kernels plus the usual ones. */
   precisions?: PrecisionKey[];
   selectedId?: string;
+  /** Pipelines whose own points are drawn beside the kernels (chartPipelines). */
+  pipelines?: ChartPipeline[];
+  /** The pipeline shown in the panel's pipeline view: its point is drawn larger. */
+  selectedPipelineId?: string;
   /** Shade the four regions (memory-/compute-bound on the roof, -intensive under it) when measured dots are shown. */
   showRegions?: boolean;
   theme?: Partial<ChartTheme>;
@@ -117,6 +151,29 @@ export function chartSize(pageWidth: number): { width: number; height: number; l
 
 export function kernelId(path: string, k: Pick<KernelReport, 'line' | 'name'>): string {
   return `${path}:${k.line}:${k.name}`;
+}
+
+function steadyOf(k: KernelReport): ChartKernel['steady'] {
+  const s = k.arithmeticIntensitySteady;
+  // The full count wins: a bound K gives the kernel its own intensity.
+  // An intensity the unbound sizes cancel out of is exact: drawn as the kernel's own dot (sizeFree), not a steady state.
+  if (!s || k.arithmeticIntensity !== null || s.scope === 'kernel') return undefined;
+  return {
+    ai: s.value,
+    compulsoryAi: s.compulsory,
+    attainable: s.attainableFlops,
+    bound: s.bound,
+    boundLevel: s.boundLevel,
+    loopLine: s.loopLine,
+    loopLabel: s.loopLabel,
+    independentOf: [...s.independentOf],
+    limit: s.limit,
+  };
+}
+
+function incompleteOf(k: KernelReport): ChartKernel['incomplete'] {
+  if (k.complete) return undefined;
+  return { ai: k.bounds?.arithmeticIntensity ?? 'unknown', text: incompleteText(k), sentence: boundsSentence(k) };
 }
 
 /** The chart's view of every kernel of the given files. */
@@ -149,8 +206,61 @@ export function chartKernels(files: FileReport[]): ChartKernel[] {
             return { key: m.key, ai: m.achievedIntensity!, flops: m.achievedFlops!, situation: m.situation, fractionOfRoof: m.fractionOfRoof, ...from };
           }),
       });
+      const steady = steadyOf(k);
+      const incomplete = incompleteOf(k);
+      if (steady) out[out.length - 1].steady = steady;
+      if (incomplete) out[out.length - 1].incomplete = incomplete;
+      const s = k.arithmeticIntensitySteady;
+      if (s?.scope === 'kernel' && k.arithmeticIntensity === null)
+        Object.assign(out[out.length - 1], { ai: s.value, compulsoryAi: s.compulsory, attainable: s.attainableFlops, bound: s.bound, boundLevel: s.boundLevel, sizeFree: [...s.independentOf] });
     }
   return out;
+}
+
+/**
+ * The chart's view of the files' pipelines; `fused` gives, by pipeline id,
+ * the fusion pairs chosen (their first launch's index), whose what-if moves
+ * the pipeline's point.
+ */
+export function chartPipelines(files: FileReport[], fused: Readonly<Record<string, readonly number[]>> = {}): ChartPipeline[] {
+  const out: ChartPipeline[] = [];
+  for (const f of files)
+    for (const p of f.pipelines ?? []) {
+      const id = pipelineId(f.path, p);
+      const t = p.total;
+      const chart: ChartPipeline = {
+        id,
+        name: p.name,
+        path: f.path,
+        line: p.line,
+        launches: t.launches,
+        resolved: t.resolved,
+        flops: t.flops,
+        compulsoryBytes: t.compulsoryBytes,
+        lower: t.time.lower ?? 0,
+        memoryBoundShare: t.memoryBoundShare,
+        complete: t.complete,
+      };
+      const chosen = Object.hasOwn(fused, id) ? fused[id] : [];
+      if (chosen.length) {
+        const w = fusionWhatIf(p, chosen);
+        if (w.applied.length) chart.fused = { pairs: w.applied.length, compulsoryBytes: w.compulsoryAfter, lower: w.lowerAfter, bytesSaved: w.bytesSaved, saving: w.saving };
+      }
+      out.push(chart);
+    }
+  return out;
+}
+
+/** Why a pipeline has no point on the chart, or undefined when it has one. */
+export function pipelineOffChart(p: Pick<PipelineReport, 'total'> | ChartPipeline): string | undefined {
+  const t = 'total' in p ? p.total : { complete: p.complete, resolved: p.resolved, launches: p.launches, flops: p.flops, compulsoryBytes: p.compulsoryBytes, time: { lower: p.lower } };
+  if (t.resolved === 0) return 'no launch has numbers';
+  if (!t.complete)
+    return t.resolved < t.launches
+      ? `${t.launches - t.resolved} of ${t.launches} launches have no numbers, so its FLOPs and bytes are both lower bounds and its intensity is not known`
+      : 'a launch is incomplete, so its FLOPs and bytes are lower bounds and its intensity is not known';
+  if (!(t.flops > 0) || !(t.compulsoryBytes > 0) || !((t.time.lower ?? 0) > 0)) return 'it has no FLOPs or no bytes';
+  return undefined;
 }
 
 const USUAL: PrecisionKey[] = ['tensor:fp8', 'tensor:bf16', 'tensor:fp16', 'tensor:tf32', 'vector:fp32', 'vector:fp64'];
@@ -206,6 +316,14 @@ function pow10Floor(x: number): number {
 
 function pow10Ceil(x: number): number {
   return Math.pow(10, Math.ceil(Math.log10(x)));
+}
+
+/** A five-pointed star (Vega's shapes are paths in a unit square): a pipeline's point. */
+const STAR = 'M0,-1L0.2245,-0.309L0.9511,-0.309L0.3633,0.118L0.5878,0.809L0,0.382L-0.5878,0.809L-0.3633,0.118L-0.9511,-0.309L-0.2245,-0.309Z';
+
+/** How far (px) the caret of a bound sits from its dot's centre: just outside the dot. */
+function caretOffset(selected: boolean): number {
+  return selected ? 14 : 11;
 }
 
 /** Font size of every label drawn in the plot. */
@@ -295,8 +413,21 @@ function roofCandidates(own: { y: number; x0: number }, others: { y: number; x0:
   }).concat(inLine.filter(() => !apart.some((o) => Math.abs(o.y - own.y) < h)));
 }
 
+/** How far around a ridge point its label may go (× the nearest offsets), and what each ring costs. */
+const RIDGE_RINGS: [number, number][] = [
+  [1, 0],
+  [2.5, 6],
+  [4, 12],
+];
+/** A pipeline's star is larger than a ridge point: its label starts further out. */
+const STAR_RINGS: [number, number][] = [
+  [2.2, 0],
+  [3.5, 6],
+  [5, 12],
+];
+
 /** Candidate places for a ridge point's label: around the point, nearest first (above-left, where the slope and the roof leave a corner free). */
-function ridgeCandidates(p: Point, others: Point[], w: number, h: number): Candidate[] {
+function ridgeCandidates(p: Point, others: Point[], w: number, h: number, rings: [number, number][] = RIDGE_RINGS): Candidate[] {
   const around: [Align, Baseline, number, number, number][] = [
     ['right', 'bottom', -4, -3, 0],
     ['right', 'middle', -6, 0, 1],
@@ -308,11 +439,7 @@ function ridgeCandidates(p: Point, others: Point[], w: number, h: number): Candi
     ['left', 'middle', 6, 0, 4],
   ];
   const out: Candidate[] = [];
-  for (const [ring, ringCost] of [
-    [1, 0],
-    [2.5, 6],
-    [4, 12],
-  ])
+  for (const [ring, ringCost] of rings)
     for (const [align, baseline, dx, dy, cost] of around) {
       const c: Candidate = { x: p.x + dx * ring, y: p.y + dy * ring, align, baseline, angle: 0, dx: 0, dy: 0, cost: cost + ringCost };
       const q = textQuad(c, w, h);
@@ -376,7 +503,11 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
   const theme = { ...DEFAULT_THEME, ...opts.theme };
   const gpus = opts.compareGpu ? [opts.gpu, opts.compareGpu] : [opts.gpu];
   const keys = opts.precisions ?? defaultPrecisions(kernels);
-  const ais = kernels.flatMap((k) => [k.ai, k.compulsoryAi]).filter((x): x is number => x !== null && x > 0 && Number.isFinite(x));
+  const pipelines = (opts.pipelines ?? []).filter((p) => pipelineOffChart(p) === undefined);
+  const ais = [
+    ...kernels.flatMap((k) => [k.ai, k.compulsoryAi, k.steady?.ai ?? null, k.steady?.compulsoryAi ?? null]),
+    ...pipelines.flatMap((p) => [p.flops / p.compulsoryBytes, p.fused ? p.flops / p.fused.compulsoryBytes : null]),
+  ].filter((x): x is number => x !== null && x > 0 && Number.isFinite(x));
   const allRoofs = gpus.map((g) => roofsOf(g, keys));
   const ridges = allRoofs.flat().map((r) => r.ridge);
   const xmin = pow10Floor(Math.min(0.01, ...ais.map((x) => x / 2)));
@@ -432,24 +563,85 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
   const ranges: Record<string, unknown>[] = [];
   const measuredDots: Record<string, unknown>[] = [];
   const measuredLinks: Record<string, unknown>[] = [];
+  /** Steady-state points (hollow, dashed): the dominant loop's intensity per iteration, never the full count. */
+  const steadyDots: Record<string, unknown>[] = [];
+  /** A caret beside each dot whose intensity is a bound, pointing where the true point may lie. */
+  const carets: Record<string, unknown>[] = [];
+  // A tooltip is an object of rows (vega-tooltip draws its keys and values): each dot shows only the rows it has.
+  const tip = (rows: [string, string | undefined][]): Record<string, string> => Object.fromEntries(rows.filter((r): r is [string, string] => r[1] !== undefined && r[1] !== ''));
+  const boundText = (bound: string, level: string | null): string => (bound === 'memory' ? `memory-bound${level ? ` (${level.toUpperCase()})` : ''}` : bound === 'compute' ? 'compute-bound' : 'unknown');
   for (const k of kernels) {
     // A kernel without its own estimate still shows the measured launches that have theirs.
     const own = k.ai !== null && k.attainable !== null && k.ai > 0 && k.attainable > 0;
-    if (!own && !(k.measured ?? []).some((m) => m.fromAi !== undefined)) continue;
+    const steady = !own && k.steady && k.steady.ai > 0 && k.steady.attainable > 0 && Number.isFinite(k.steady.ai) ? k.steady : undefined;
+    if (!own && !steady && !(k.measured ?? []).some((m) => m.fromAi !== undefined)) continue;
+    // Which way the true point may lie when the counts are bounds: a lower bound of the intensity lies left of it.
+    const dir = own && k.incomplete ? (k.incomplete.ai === 'lower' ? 'right' : k.incomplete.ai === 'upper' ? 'left' : undefined) : undefined;
+    const aiMark = dir === 'right' ? '≥ ' : dir === 'left' ? '≤ ' : '';
+    // Attainable follows the intensity on the slope; on the flat roof a larger intensity changes nothing.
+    const attMark = dir === 'left' ? '≤ ' : dir === 'right' && k.bound !== 'compute' ? '≥ ' : '';
+    const bound = boundText(k.bound, k.boundLevel);
     const common = {
       id: k.id,
       name: k.name,
       file: `${k.path}:${k.line}`,
       language: k.language,
-      bound: k.bound === 'memory' ? `memory-bound${k.boundLevel ? ` (${k.boundLevel.toUpperCase()})` : ''}` : k.bound === 'compute' ? 'compute-bound' : 'unknown',
+      bound,
       boundKind: k.bound,
-      attainableText: k.attainable === null ? '?' : flopRate(k.attainable),
-      ofPeak: k.attainable === null ? '?' : percent(k.attainable / k.peakFlops),
+      attainableText: k.attainable === null ? '?' : `${attMark}${flopRate(k.attainable)}`,
+      ofPeak: k.attainable === null ? '?' : `${attMark}${percent(k.attainable / k.peakFlops)}`,
       peak: `${k.peakLabel} ${flopRate(k.peakFlops)}`,
       perUnit: `${si(k.flopsPerUnit, 'FLOP')} / ${si(k.bytesPerUnit, 'B')} per ${k.unit}`,
       selected: k.id === opts.selectedId,
     };
-    if (own) dots.push({ ...common, x: k.ai, y: k.attainable, aiText: intensity(k.ai), kind: 'tile', description: `${k.name}: tile intensity ${intensity(k.ai)} FLOP/B, attainable ${common.attainableText}, ${common.bound}` });
+    const lies = dir === 'right' ? 'may lie further right' : dir === 'left' ? 'may lie further left' : undefined;
+    const honesty: [string, string | undefined][] = k.incomplete ? [['numbers', k.incomplete.text], ['so', k.incomplete.sentence || undefined], ['true point', lies]] : [];
+    if (k.sizeFree?.length) honesty.unshift(['sizes', `${sizeFreeLabel(k.sizeFree)}: bind ${k.sizeFree.join(', ')} for the FLOPs and bytes`]);
+    const kernelTip = (ai: string, kind: string, attainable = common.attainableText): Record<string, string> =>
+      tip([['kernel', k.name], ['at', common.file], ['AI (FLOP/B)', ai], ['intensity', kind], ['attainable', attainable], ['% of peak', common.ofPeak], ['bound', bound], ['peak', common.peak], ['work', common.perUnit], ...honesty]);
+    const incompleteNote = k.incomplete ? ` (${k.incomplete.text}${lies ? `; ${lies}` : ''})` : '';
+    if (own) {
+      const aiText = `${aiMark}${intensity(k.ai)}`;
+      dots.push({ ...common, x: k.ai, y: k.attainable, aiText, kind: 'tile', tip: kernelTip(aiText, 'tile'), description: `${k.name}: tile intensity ${aiText} FLOP/B${incompleteNote}, attainable ${common.attainableText}, ${bound}` });
+      if (dir) carets.push({ id: k.id, x: k.ai, y: k.attainable, dir, selected: common.selected, boundKind: k.bound });
+    }
+    if (steady) {
+      const loop = steady.independentOf.length === 1 ? `${steady.independentOf[0]}-loop` : 'loop';
+      const syms = steady.independentOf.join(', ');
+      const sBound = boundText(steady.bound, steady.boundLevel);
+      const attainable = `≈ ${flopRate(steady.attainable)}`;
+      const sCommon = { ...common, bound: sBound, boundKind: steady.bound, attainableText: attainable, ofPeak: `≈ ${percent(steady.attainable / k.peakFlops)}` };
+      const sTip = (ai: string, kind: string): Record<string, string> =>
+        tip([
+          ['kernel', k.name],
+          ['at', common.file],
+          ['AI (FLOP/B)', ai],
+          ['intensity', kind],
+          ['steady state', `${loop}, line ${steady.loopLine}${steady.limit ? ' (the whole kernel tends to it)' : ''}`],
+          ['independent of', syms],
+          ['not the full count', `bind ${syms}`],
+          ['attainable', attainable],
+          ['% of peak', sCommon.ofPeak],
+          ['bound', `${sBound} at the steady state`],
+          ['peak', common.peak],
+          ...honesty,
+        ]);
+      const aiText = `≈ ${intensity(steady.ai)}`;
+      steadyDots.push({
+        ...sCommon,
+        x: steady.ai,
+        y: steady.attainable,
+        aiText,
+        kind: 'steady',
+        tip: sTip(aiText, `tile, ${loop} steady state`),
+        description: `${k.name}: steady-state intensity ${aiText} FLOP/B (${loop}, line ${steady.loopLine}; not the full count: bind ${syms}), attainable ${attainable}, ${sBound}`,
+      });
+      if (steady.compulsoryAi !== null && steady.compulsoryAi > 0 && Number.isFinite(steady.compulsoryAi)) {
+        const cText = `≈ ${intensity(steady.compulsoryAi)}`;
+        steadyDots.push({ ...sCommon, x: steady.compulsoryAi, y: steady.attainable, aiText: cText, kind: 'compulsory', tip: sTip(cText, `compulsory, its limit as ${syms} grow${steady.independentOf.length === 1 ? 's' : ''}`), description: `${k.name}: steady-state compulsory intensity ${cText} FLOP/B` });
+        ranges.push({ id: k.id, x: steady.ai, y: steady.attainable, order: 0 }, { id: k.id, x: steady.compulsoryAi, y: steady.attainable, order: 1 });
+      }
+    }
     for (const m of k.measured ?? []) {
       if (!own && m.fromAi === undefined) continue;
       measuredDots.push({
@@ -467,8 +659,61 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
       measuredLinks.push({ id: `${k.id}|${m.key}`, x: m.fromAi ?? k.ai, y: m.fromFlops ?? k.attainable, order: 0 }, { id: `${k.id}|${m.key}`, x: m.ai, y: m.flops, order: 1 });
     }
     if (own && k.compulsoryAi !== null && k.compulsoryAi > 0 && Number.isFinite(k.compulsoryAi)) {
-      dots.push({ ...common, x: k.compulsoryAi, y: k.attainable, aiText: intensity(k.compulsoryAi), kind: 'compulsory', description: `${k.name}: compulsory intensity ${intensity(k.compulsoryAi)} FLOP/B` });
+      const aiText = `${aiMark}${intensity(k.compulsoryAi)}`;
+      dots.push({ ...common, x: k.compulsoryAi, y: k.attainable, aiText, kind: 'compulsory', tip: kernelTip(aiText, 'compulsory'), description: `${k.name}: compulsory intensity ${aiText} FLOP/B` });
       ranges.push({ id: k.id, x: k.ai, y: k.attainable, order: 0 }, { id: k.id, x: k.compulsoryAi, y: k.attainable, order: 1 });
+      if (dir) carets.push({ id: k.id, x: k.compulsoryAi, y: k.attainable, dir, selected: common.selected, boundKind: k.bound });
+    }
+  }
+
+  // Each pipeline's own point: Σ FLOPs ÷ Σ compulsory bytes, at Σ FLOPs ÷ Σ T_lower (the best rate its launches allow,
+  // one after the other); with fusion pairs chosen, where the what-if moves it.
+  const pipelineDots: Record<string, unknown>[] = [];
+  const pipelineLinks: Record<string, unknown>[] = [];
+  for (const p of pipelines) {
+    const ai = p.flops / p.compulsoryBytes;
+    const rate = p.flops / p.lower;
+    const selected = p.id === opts.selectedPipelineId;
+    const memShare = p.memoryBoundShare === null ? undefined : `${percent(p.memoryBoundShare)} of T_lower`;
+    pipelineDots.push({
+      id: p.id,
+      name: p.name,
+      kind: 'pipeline',
+      x: ai,
+      y: rate,
+      selected,
+      tip: tip([
+        ['pipeline', p.name],
+        ['at', `${p.path}:${p.line}`],
+        ['launches', String(p.launches)],
+        ['AI (FLOP/B)', `${intensity(ai)} (Σ FLOPs ÷ Σ compulsory bytes)`],
+        ['work', `${si(p.flops, 'FLOP')} / ${bytes(p.compulsoryBytes)}`],
+        ['T_lower', seconds(p.lower)],
+        ['rate', `${flopRate(rate)} (Σ FLOPs ÷ Σ T_lower)`],
+        ['memory-bound', memShare],
+      ]),
+      description: `pipeline ${p.name}: intensity ${intensity(ai)} FLOP/B, ${flopRate(rate)} (Σ FLOPs ÷ Σ T_lower ${seconds(p.lower)})`,
+    });
+    if (p.fused && p.fused.compulsoryBytes > 0 && p.fused.lower > 0) {
+      const fai = p.flops / p.fused.compulsoryBytes;
+      const frate = p.flops / p.fused.lower;
+      pipelineDots.push({
+        id: p.id,
+        name: p.name,
+        kind: 'fused',
+        x: fai,
+        y: frate,
+        selected,
+        tip: tip([
+          ['pipeline', `${p.name}, ${p.fused.pairs} pair${p.fused.pairs === 1 ? '' : 's'} fused (what-if)`],
+          ['AI (FLOP/B)', `${intensity(fai)} (${bytes(p.fused.bytesSaved)} fewer DRAM bytes)`],
+          ['T_lower', `${seconds(p.fused.lower)} (−${percent(p.fused.saving)})`],
+          ['rate', flopRate(frate)],
+          ['a bound', 'the fused kernels keep the intermediates on chip'],
+        ]),
+        description: `pipeline ${p.name} with ${p.fused.pairs} pair${p.fused.pairs === 1 ? '' : 's'} fused (what-if): intensity ${intensity(fai)} FLOP/B, ${flopRate(frate)}`,
+      });
+      pipelineLinks.push({ id: p.id, x: ai, y: rate, order: 0 }, { id: p.id, x: fai, y: frate, order: 1 });
     }
   }
 
@@ -512,12 +757,18 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     const g: RegionGeometry = { slopeFrom: at(xmin, bw * xmin), ridge: at(regionTop.ridge, regionTop.peak), band: ys.px(regionTop.peak * band) - ys.px(regionTop.peak) };
     for (const [text, side, deep] of regionTexts) requests.push({ id: `region ${text}`, texts: [text], fontSize: h, weight: 10, candidates: (w) => regionCandidates(g, width, height, side, deep, w, h) });
   }
+  // A pipeline's point is named by its label (the star itself says "pipeline"), around it like a ridge point's.
+  const starPx = pipelineDots.filter((d) => d.kind === 'pipeline').map((d) => ({ id: d.id as string, name: d.name as string, at: at(d.x as number, d.y as number) }));
+  for (const st of starPx) {
+    const others = starPx.filter((o) => o !== st).map((o) => o.at);
+    requests.push({ id: `pipeline ${st.id}`, texts: [`pipeline ${st.name}`, st.name], fontSize: h, weight: 40, candidates: (w) => ridgeCandidates(st.at, others, w, h, STAR_RINGS) });
+  }
   // What a label should not hide: the lines (a crossing costs as much as moving 75 px along a roof), the dots and the ridge points (drawn over the labels).
   const obstacles: Obstacles = { segments: [], boxes: [] };
   for (const r of roofs) obstacles.segments.push({ from: at(r.roof.ridge, r.roof.peak), to: at(xmax, r.roof.peak), cost: 6 });
   for (const s of slopes) obstacles.segments.push({ from: s.from, to: s.to, cost: 6 });
   // The dotted lines joining a kernel's dots lie under the labels' halos: crossing them costs less.
-  for (const pairs of [ranges, measuredLinks])
+  for (const pairs of [ranges, measuredLinks, pipelineLinks])
     for (let i = 0; i + 1 < pairs.length; i += 2) obstacles.segments.push({ from: at(pairs[i].x as number, pairs[i].y as number), to: at(pairs[i + 1].x as number, pairs[i + 1].y as number), cost: 2 });
   const square = (p: Point, half: number): Quad => [
     { x: p.x - half, y: p.y - half },
@@ -525,7 +776,12 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     { x: p.x + half, y: p.y + half },
     { x: p.x - half, y: p.y + half },
   ];
-  for (const d of [...dots, ...measuredDots]) obstacles.boxes.push({ quad: square(at(d.x as number, d.y as number), d.selected ? 8 : 6), cost: 40 });
+  for (const d of [...dots, ...measuredDots, ...steadyDots]) obstacles.boxes.push({ quad: square(at(d.x as number, d.y as number), d.selected ? 8 : 6), cost: 40 });
+  for (const c of carets) {
+    const p = at(c.x as number, c.y as number);
+    obstacles.boxes.push({ quad: square({ x: p.x + (c.dir === 'right' ? 1 : -1) * caretOffset(c.selected === true), y: p.y }, 4), cost: 40 });
+  }
+  for (const d of pipelineDots) obstacles.boxes.push({ quad: square(at(d.x as number, d.y as number), d.selected ? 11 : 9), cost: 40 });
   for (const r of roofs) obstacles.boxes.push({ quad: square(at(r.roof.ridge, r.roof.peak), 3.5), cost: 30 });
   const placed = placeLabels(requests, width, height, obstacles);
   // Back into data coordinates, so the labels stay on the chart's scales.
@@ -539,6 +795,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
   const ridgeLabels = roofs.map((r) => labelDatum(`ridge ${r.gi} ${r.roof.key}`, { series: seriesOf(r), compare: r.gi > 0, relevant: r.relevant })).filter(present);
   const slopeLabels = slopes.map((s) => labelDatum(`${s.level} ${s.gi}`, { compare: s.gi > 0, level: s.level })).filter(present);
   const regionLabels = regionTop ? regionTexts.map(([text]) => labelDatum(`region ${text}`, {})).filter(present) : [];
+  const pipelineLabels = starPx.map((st) => labelDatum(`pipeline ${st.id}`, { id: st.id })).filter(present);
 
   const x = {
     field: 'x',
@@ -557,17 +814,8 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     range: [theme.memory, theme.compute, theme.unknown],
   };
   const shapeScale = { domain: ['triton', 'cuda', 'wgsl'], range: ['circle', 'square', 'triangle-up'] };
-  const tooltip = [
-    { field: 'name', title: 'kernel' },
-    { field: 'file', title: 'at' },
-    { field: 'aiText', title: 'AI (FLOP/B)' },
-    { field: 'kind', title: 'intensity' },
-    { field: 'attainableText', title: 'attainable' },
-    { field: 'ofPeak', title: '% of peak' },
-    { field: 'bound', title: 'bound' },
-    { field: 'peak', title: 'peak' },
-    { field: 'perUnit', title: 'work' },
-  ];
+  // Each dot carries its tooltip's rows (a steady-state or an incomplete kernel has more to say).
+  const tooltip = { field: 'tip' };
   // Every label is laid out above: its place (align, baseline, angle) comes with its datum.
   const placedText = { fontSize: LABEL_FONT_SIZE, align: { expr: 'datum.align' }, baseline: { expr: 'datum.baseline' }, angle: { expr: 'datum.angle' } };
 
@@ -599,8 +847,99 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     );
   }
 
+  // Marks only some charts have: steady-state dots, the carets of bounds, pipelines, and a legend for them.
+  const extraLayers: Record<string, unknown>[] = [];
+  if (steadyDots.length)
+    extraLayers.push({
+      name: 'steady',
+      data: { name: 'steady', values: steadyDots },
+      // Hollow with a dashed outline: a real, labelled number, never mistaken for the full count.
+      mark: { type: 'point', filled: true, fillOpacity: 0, strokeDash: [3, 2], size: 90, cursor: 'pointer' },
+      encoding: {
+        x,
+        y,
+        color: { field: 'boundKind', type: 'nominal', scale: colorScale },
+        stroke: { field: 'boundKind', type: 'nominal', scale: colorScale },
+        // Its own shape scale (the legend of marks has one too), with the kernels' shapes and their legend.
+        shape: { field: 'language', type: 'nominal', scale: shapeScale, legend: null },
+        size: { condition: { test: 'datum.selected', value: 220 }, value: 90 },
+        strokeWidth: { condition: { test: 'datum.selected', value: 3 }, value: 1.75 },
+        description: { field: 'description' },
+        tooltip,
+      },
+    });
+  if (carets.length)
+    extraLayers.push({
+      name: 'bounds',
+      data: { name: 'bounds', values: carets },
+      mark: {
+        type: 'point',
+        filled: true,
+        size: 45,
+        shape: { expr: "datum.dir === 'right' ? 'triangle-right' : 'triangle-left'" },
+        xOffset: { expr: `(datum.dir === 'right' ? 1 : -1) * (datum.selected ? ${caretOffset(true)} : ${caretOffset(false)})` },
+      },
+      encoding: { x, y, color: { field: 'boundKind', type: 'nominal', scale: colorScale }, opacity: { value: 1 } },
+    });
+  if (pipelineDots.length)
+    extraLayers.push({
+      name: 'pipelines',
+      data: { name: 'pipelines', values: pipelineDots },
+      mark: { type: 'point', shape: STAR, filled: true, strokeWidth: 1.5 },
+      encoding: {
+        x,
+        y,
+        color: { value: theme.foreground },
+        stroke: { value: theme.foreground },
+        fillOpacity: { condition: { test: "datum.kind === 'fused'", value: 0 }, value: 1 },
+        size: { condition: { test: 'datum.selected', value: 380 }, value: 260 },
+        opacity: { value: 1 },
+        description: { field: 'description' },
+        tooltip,
+      },
+    });
+  // A legend of what the marks mean, when the chart has more than full-count dots.
+  const kinds: [string, string, boolean][] = [
+    ['tile (no reuse)', 'circle', dots.some((d) => d.kind === 'tile')],
+    ['perfect reuse', 'circle', dots.some((d) => d.kind === 'compulsory')],
+    ['steady state ≈', 'circle', steadyDots.length > 0],
+    ['AI ≥ (lies right)', 'triangle-right', carets.some((c) => c.dir === 'right')],
+    ['AI ≤ (lies left)', 'triangle-left', carets.some((c) => c.dir === 'left')],
+    ['pipeline', STAR, pipelineDots.length > 0],
+    ['pipeline, fused', STAR, pipelineDots.some((d) => d.kind === 'fused')],
+  ];
+  const shown = kinds.filter((k) => k[2]);
+  const markLegend = steadyDots.length > 0 || carets.length > 0 || pipelineDots.length > 0;
+  if (markLegend)
+    extraLayers.push({
+      name: 'markKinds',
+      data: { name: 'markKinds', values: [] },
+      mark: { type: 'point', filled: true, opacity: 1 },
+      encoding: {
+        color: { value: theme.foreground },
+        shape: {
+          field: 'kind',
+          type: 'nominal',
+          scale: { domain: shown.map((k) => k[0]), range: shown.map((k) => k[1]) },
+          legend: {
+            title: 'marks',
+            // Hollow for the marks drawn hollow, dashed for the steady state.
+            encoding: {
+              symbols: {
+                stroke: { value: theme.foreground },
+                strokeWidth: { value: 1.5 },
+                fillOpacity: { condition: { test: "indexof(['perfect reuse', 'steady state ≈', 'pipeline, fused'], datum.value) >= 0", value: 0 }, value: 1 },
+                strokeDash: { condition: { test: "datum.value === 'steady state ≈'", value: [3, 2] }, value: [1, 0] },
+              },
+            },
+          },
+        },
+      },
+    });
+
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    ...(markLegend ? { resolve: { scale: { shape: 'independent' } } } : {}),
     description: `Roofline of ${opts.gpu.name}${opts.compareGpu ? ` vs ${opts.compareGpu.name}` : ''}`,
     width,
     height,
@@ -649,12 +988,22 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
         mark: { type: 'line', strokeDash: [1, 3] },
         encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.foreground } },
       },
+      ...(pipelineLinks.length
+        ? [
+            {
+              name: 'pipelineLinks',
+              data: { name: 'pipelineLinks', values: pipelineLinks },
+              mark: { type: 'line', strokeDash: [4, 3] },
+              encoding: { x, y, detail: { field: 'id' }, order: { field: 'order' }, color: { value: theme.foreground } },
+            },
+          ]
+        : []),
       {
         // A halo in the background colour under every label, so a line it has to cross does not strike it through.
         name: 'labelHalos',
         data: {
           name: 'labelHalos',
-          values: [...roofLabels, ...ridgeLabels, ...slopeLabels, ...regionLabels.map((l): Record<string, unknown> => ({ ...l, italic: true }))].map((l) => ({
+          values: [...roofLabels, ...ridgeLabels, ...slopeLabels, ...regionLabels.map((l): Record<string, unknown> => ({ ...l, italic: true })), ...pipelineLabels].map((l) => ({
             text: l.text,
             x: l.x,
             y: l.y,
@@ -721,6 +1070,16 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
             },
           ]
         : []),
+      ...(pipelineLabels.length
+        ? [
+            {
+              name: 'pipelineLabels',
+              data: { name: 'pipelineLabels', values: pipelineLabels },
+              mark: { type: 'text', ...placedText },
+              encoding: { x, y, text: { field: 'text' }, color: { value: theme.foreground } },
+            },
+          ]
+        : []),
       {
         name: 'measured',
         data: { name: 'measured', values: measuredDots },
@@ -757,6 +1116,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
           tooltip,
         },
       },
+      ...extraLayers,
     ],
   };
 }
