@@ -552,7 +552,8 @@ const HOSTILE: [string, () => unknown][] = [
 describe('security: hostile custom GPUs', function () {
   this.timeout(60_000);
 
-  // "Quickly": under 200 ms, or for inputs that take long to build (10^6 keys), at most as long as building them.
+  // "Quickly": no hang and nothing quadratic — under 2 s, or ten times what building the value took
+  // (10^6 keys) — loose enough for a loaded 2-core machine; speed itself is measured in `npm run bench`.
   for (const [what, make] of HOSTILE) {
     it(`${what}: errors, quickly, no exception`, () => {
       const built = timed(make);
@@ -560,7 +561,7 @@ describe('security: hostile custom GPUs', function () {
       assert.equal(value.gpu, undefined);
       assert.ok(value.errors.length > 0 && value.errors.length <= 51, `${value.errors.length} errors`);
       assert.ok(value.errors.every((e) => typeof e === 'string' && e.length < 2000), 'every error is a short string');
-      assert.ok(ms < Math.max(200, built.ms), `took ${ms.toFixed(0)} ms (building the value took ${built.ms.toFixed(0)} ms)`);
+      assert.ok(ms < Math.max(2000, 10 * built.ms), `took ${ms.toFixed(0)} ms (building the value took ${built.ms.toFixed(0)} ms)`);
       assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype polluted');
     });
   }
