@@ -265,7 +265,16 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
       } as never);
     }
   }
-  const tree = parseWithBudget(parser, source, old, budgetMs);
+  let tree = parseWithBudget(parser, source, old, budgetMs);
+  if (tree && old && tree.rootNode.hasError) {
+    // Error recovery after an edit may not match a parse from scratch (tree-sitter does not promise
+    // it): a file with syntax errors is parsed from scratch, so the analysis of a text never depends
+    // on the edits that led to it.
+    tree.delete();
+    old.delete();
+    old = null;
+    tree = parseWithBudget(parser, source, null, budgetMs);
+  }
   if (!tree) {
     halted = { parser, cacheKey, source, old };
     if (!resumable) abandonHalted();
