@@ -46,10 +46,19 @@ describe('rules: one rule, three languages', () => {
       for (const [name, ks] of shared) {
         const [first, ...rest] = ks;
         for (const o of rest) {
+          const close = (a: number | null | undefined, b: number | null | undefined) => a != null && b != null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
           for (const key of ['flops', 'loadBytes', 'storeBytes'] as const) {
             const a = first.k.perUnit[key];
             const b = o.k.perUnit[key];
-            assert.ok(a !== null && b !== null && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a)), `${rule}/${name}: ${key} ${first.file} ${a} ≠ ${o.file} ${b}`);
+            if (a === null && b === null) continue; // sizes unbound in every language: the intensities below must agree
+            assert.ok(close(a, b), `${rule}/${name}: ${key} ${first.file} ${a} ≠ ${o.file} ${b}`);
+          }
+          if (first.k.perUnit.flops === null || first.k.perUnit.loadBytes === null || first.k.perUnit.storeBytes === null) {
+            const s1 = first.k.arithmeticIntensitySteady;
+            const s2 = o.k.arithmeticIntensitySteady;
+            assert.ok(s1 && s2, `${rule}/${name}: counts unbound, and no size-free intensity in ${first.file} or ${o.file}`);
+            assert.ok(close(s1.value, s2.value) && s1.scope === s2.scope && s1.bound === s2.bound, `${rule}/${name}: intensity ${first.file} ${s1.value} (${s1.scope}) ≠ ${o.file} ${s2.value} (${s2.scope})`);
+            if (s1.range || s2.range) assert.ok(close(s1.range?.[0], s2.range?.[0]) && close(s1.range?.[1], s2.range?.[1]), `${rule}/${name}: range ${s1.range} ≠ ${s2.range}`);
           }
           assert.equal(o.k.complete, first.k.complete, `${rule}/${name}: complete differs between ${first.file} and ${o.file}`);
           assert.deepEqual(o.k.incompleteReasons ?? [], first.k.incompleteReasons ?? [], `${rule}/${name}: reasons differ`);

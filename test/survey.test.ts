@@ -194,7 +194,7 @@ fn get(i: u32) -> f32 { return a[i]; }
     // not clean (complete: false): the store flag needs a clean kernel; all-zero does not
     assert.deepEqual(k.suspicious, ['allZero', 'unknownCall']);
     const s = summarise([{ file: 'r/x.py', root: 'r', language: 'triton', ms: 1, bytes: 1, defined: 1, helpers: 0, otherDecorators: 0, found: 1, outcome: 'ok', diagnostics, kernels }]);
-    assert.deepEqual([s.totals.completeFalse, s.totals.reasons, s.totals.withSteadyIntensity, s.totals.unknownCalls], [1, { unknownCall: 1, descriptor: 1 }, 1, { '.cast': 1 }]);
+    assert.deepEqual([s.totals.completeFalse, s.totals.reasons, s.totals.withSteadyIntensity, s.totals.withFirstOpenNumber, s.totals.unknownCalls], [1, { unknownCall: 1, descriptor: 1 }, 1, 1, { '.cast': 1 }]);
     // an engine without the honesty fields: "not reported", never "complete"
     const old = rowsOf({ path: 'x.py', display: 'r/x.py', root: 'r', language: 'triton' }, src, { kernels: [{ name: 'k', line: 4, perUnit: { flops: 1, loadBytes: 4, storeBytes: 0 }, arithmeticIntensity: 0.25, status: 'ok' }] });
     assert.equal(old.kernels[0].complete, null);

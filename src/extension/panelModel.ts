@@ -9,7 +9,7 @@ import type { GpuSpec } from '../core/gpus/types';
 import type { Language } from '../core/ir';
 import { kernelId, type PrecisionKey } from '../core/report/chart';
 import { bytes, flopRate, flops, intensity, percent } from '../core/report/format';
-import { boundsSentence, incompleteText, marks, sizeFreeLabel } from '../core/report/honesty';
+import { boundsSentence, incompleteText, marks, sizeLabel, wholeKernel } from '../core/report/honesty';
 import { measuredLabel } from '../core/report/render';
 import type { FileReport, KernelReport, MeasuredSummary, ProfileSummary } from '../core/report/types';
 import type { TableCell, TableColumn, TableModel, TableRow } from '../shared/table';
@@ -80,7 +80,7 @@ function loopName(symbols: string[]): string {
 export function kernelNote(k: KernelReport): string {
   const parts: string[] = [];
   const s = k.arithmeticIntensity === null ? k.arithmeticIntensitySteady : undefined;
-  if (s?.scope === 'kernel') parts.push(`${sizeFreeLabel(s.independentOf)}: bind ${s.independentOf.join(', ')} for the FLOPs and bytes`);
+  if (s && wholeKernel(s)) parts.push(`${sizeLabel(s)}: bind ${s.independentOf.join(', ')} for the FLOPs and bytes`);
   else if (s) parts.push(`${loopName(s.independentOf)} steady state (line ${s.loopLine}): not the full count — bind ${s.independentOf.join(', ')}`);
   if (!k.complete) {
     const sentence = boundsSentence(k);
@@ -100,12 +100,12 @@ function kernelCells(f: FileReport, k: KernelReport, workspace: boolean): Record
   const m = marks(k);
   const note = kernelNote(k);
   const notes: Record<string, TableCell> = note ? { notes: txt(note, note) } : {};
-  if (s?.scope === 'kernel') {
-    // Exact: FLOPs and bytes scale together with the unbound sizes; only the counts need them.
-    const title = `${sizeFreeLabel(s.independentOf)}: FLOPs and bytes both scale with ${s.independentOf.join(', ')}; bind them for the counts`;
+  if (s && wholeKernel(s)) {
+    // Exact, or within a narrow range: FLOPs and bytes scale together with the unbound sizes; only the counts need them.
+    const title = `${sizeLabel(s)}: FLOPs and bytes both ${s.scope === 'range' ? 'grow' : 'scale'} with ${s.independentOf.join(', ')}; bind them for the counts`;
     return {
       ...base,
-      ai: { text: intensity(s.value), sort: s.value, title },
+      ai: { text: `${s.scope === 'range' ? '≈ ' : ''}${intensity(s.value)}`, sort: s.value, title },
       compulsory: s.compulsory === null ? num(null, intensity) : { text: intensity(s.compulsory), sort: s.compulsory, title },
       attainable: { text: flopRate(s.attainableFlops), sort: s.attainableFlops },
       ofPeak: { text: percent(s.attainableFlops / k.peak.flops), sort: s.attainableFlops / k.peak.flops },

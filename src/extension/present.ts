@@ -13,7 +13,7 @@ import { readPragmas } from '../core/bindings';
 import type { GpuSpec } from '../core/gpus/types';
 import type { BindingSource, Language } from '../core/ir';
 import { bytes, flopRate, flops, intensity, percent, sig, si } from '../core/report/format';
-import { boundsSentence, incompleteText, marks, steadyText, steadyVerdict } from '../core/report/honesty';
+import { boundsSentence, incompleteText, marks, sizeMins, steadyText, steadyVerdict } from '../core/report/honesty';
 import type { BreakdownItem, KernelReport, RegionReport } from '../core/report/types';
 
 /** A loop whose share of the kernel's FLOPs or bytes reaches this gets its own lens. */
@@ -330,6 +330,11 @@ export function kernelHover(k: KernelReport, gpu: GpuSpec, links: HoverLinks): s
     const comp = s.compulsory === null ? '' : ` (compulsory ${intensity(s.compulsory)} FLOP/B)`;
     out.push(
       `**Intensity without the sizes**: FLOPs and bytes both scale with ${s.independentOf.map((n) => `${mdCode(n)} ([bind](${links.bind(n)}))`).join(', ')}, so their ratio is ${intensity(s.value)} FLOP/B for any value${comp} · **${steadyVerdict(k)}** on ${mdText(gpu.name)}, attainable ${flopRate(s.attainableFlops)}. Bind them for the FLOPs and bytes themselves.`,
+      '',
+    );
+  } else if (s?.scope === 'range' && s.range) {
+    out.push(
+      `**Intensity without the sizes**: FLOPs and bytes both grow with ${s.independentOf.map((n) => `${mdCode(n)} ([bind](${links.bind(n)}))`).join(', ')}, and their ratio stays between ${intensity(s.range[0])} and ${intensity(s.range[1])} FLOP/B for any ${mdText(sizeMins(s.independentOf))} (${intensity(s.value)} as they grow) · **${steadyVerdict(k)}** on ${mdText(gpu.name)} at both ends, attainable ${flopRate(s.attainableFlops)}. Bind them for the FLOPs and bytes themselves.`,
       '',
     );
   } else if (s) {

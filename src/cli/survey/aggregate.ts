@@ -31,6 +31,8 @@ export interface Counts {
   /** ... and no suspicious flag. */
   withNumbersCleanUnsuspicious: number;
   withSteadyIntensity: number;
+  /** A number on first open (issue 16): the full numbers, or a labelled whole-kernel or steady-state intensity. */
+  withFirstOpenNumber: number;
   /** Kernels whose report has no `complete` field. */
   completeNotReported: number;
   completeFalse: number;
@@ -74,6 +76,7 @@ export function emptyCounts(): Counts {
     withNumbersClean: 0,
     withNumbersCleanUnsuspicious: 0,
     withSteadyIntensity: 0,
+    withFirstOpenNumber: 0,
     completeNotReported: 0,
     completeFalse: 0,
     reasons: {},
@@ -101,6 +104,7 @@ function addKernel(c: Counts, k: KernelRow): void {
     }
   }
   if (typeof k.steadyIntensity === 'number') c.withSteadyIntensity++;
+  if (k.numbers || typeof k.steadyIntensity === 'number') c.withFirstOpenNumber++;
   if (k.complete === null) c.completeNotReported++;
   else if (k.complete === false) {
     c.completeFalse++;

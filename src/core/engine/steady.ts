@@ -90,7 +90,7 @@ function samples(syms: string[]): Map<string, number>[] {
   return out;
 }
 
-/** FLOPs ÷ bytes of `of` when it is the same at every sample of `syms` (and FLOPs and bytes are positive). */
+/** FLOPs ÷ bytes of `of` when it is the same at every sample of `syms` (bytes positive; FLOPs positive, or 0 at every sample). */
 function ratioFree(syms: string[], env: Env, of: (e: Env) => Totals | null): { value: number; at1024: Totals } | undefined {
   let first: number | undefined;
   let at1024: Totals | undefined;
@@ -98,13 +98,65 @@ function ratioFree(syms: string[], env: Env, of: (e: Env) => Totals | null): { v
     const e = new Map(env);
     for (const [s, v] of a) e.set(s, v);
     const t = of(e);
-    if (!t || t.flops <= 0 || t.bytes <= 0) return undefined;
+    // No FLOPs at any size (a copy, a gather) is an exact intensity too: 0.
+    if (!t || t.flops < 0 || t.bytes <= 0) return undefined;
     const r = t.flops / t.bytes;
     if (first === undefined) first = r;
     else if (Math.abs(r - first) > 1e-9 * first) return undefined;
     if ([...a.values()].every((v) => v === 1024)) at1024 = t;
   }
   return first === undefined || !at1024 ? undefined : { value: first, at1024 };
+}
+
+/** The lowest size a range of intensities is claimed for: tiles below 16 (a `tl.dot`'s minimum) are rare. */
+export const RANGE_MIN_SIZE = 16;
+/** The widest range reported as a number: its ends differ by at most this factor. */
+export const RANGE_MAX_SPREAD = 1.25;
+
+/** The smallest value a range is claimed for: RANGE_MIN_SIZE, but 1 for a loop's trip count (a loop may run once). */
+export function rangeMin(sym: string): number {
+  return /^trips_L\d+$/.test(sym) ? 1 : RANGE_MIN_SIZE;
+}
+
+/** Assignments for a range: every symbol from its minimum up to 2^20 together, and each at either end while the others sit at the other. */
+function rangeSamples(syms: string[]): Map<string, number>[] {
+  const hi = 2 ** 20;
+  const at = (v: number) => (s: string): [string, number] => [s, Math.max(v, rangeMin(s))];
+  const out = [1, 64, 256, 1024, 4096, 65536, hi].map((v) => new Map(syms.map(at(v))));
+  if (syms.length > 1)
+    syms.forEach((_, i) => {
+      out.push(new Map(syms.map((s, j): [string, number] => [s, j === i ? rangeMin(s) : hi])));
+      out.push(new Map(syms.map((s, j): [string, number] => [s, j === i ? hi : rangeMin(s)])));
+      out.push(new Map(syms.map((s, j): [string, number] => [s, j === i ? rangeMin(s) : 1024])));
+    });
+  return out;
+}
+
+/**
+ * The whole kernel's intensity when it hardly depends on the unbound sizes:
+ * a row-wise kernel over BLOCK columns that also stores one scalar per row
+ * (BLOCK·c FLOPs per BLOCK·b + 4 bytes). Evaluated at every size from 16 to
+ * 2^20, together and each symbol at either end on its own; reported when every
+ * sample has FLOPs and bytes and the extremes differ by at most
+ * RANGE_MAX_SPREAD. `value` is the limit as the sizes grow.
+ */
+function sizeRange(k: KernelIR, env: Env, syms: string[]): { value: number; range: [number, number] } | undefined {
+  let lo = Infinity;
+  let hi = 0;
+  let value: number | undefined;
+  const all = rangeSamples(syms);
+  for (let i = 0; i < all.length; i++) {
+    const e = new Map(env);
+    for (const [s, v] of all[i]) e.set(s, v);
+    const t = body(k.body, e);
+    if (!t || t.flops <= 0 || t.bytes <= 0 || !Number.isFinite(t.flops) || !Number.isFinite(t.bytes)) return undefined;
+    const r = t.flops / t.bytes;
+    lo = Math.min(lo, r);
+    hi = Math.max(hi, r);
+    if (hi > lo * RANGE_MAX_SPREAD) return undefined;
+    if (i === 6) value = r;
+  }
+  return value === undefined ? undefined : { value, range: [lo, hi] };
 }
 
 export interface SteadyState {
@@ -116,8 +168,15 @@ export interface SteadyState {
   limit: boolean;
   /** The compulsory intensity's limit as the symbols grow, when the other sizes are known. */
   compulsory: number | null;
-  /** `kernel`: the whole kernel's intensity, the same for every value of the unbound symbols (exact); absent: a loop's steady state. */
-  scope?: 'kernel';
+  /**
+   * `kernel`: the whole kernel's intensity, the same for every value of the
+   * unbound symbols (exact); `range`: the whole kernel's intensity, within
+   * `range` for every value ≥ RANGE_MIN_SIZE of them (`value` is its limit as
+   * they grow); absent: a loop's steady state.
+   */
+  scope?: 'kernel' | 'range';
+  /** scope `range`: the lowest and highest intensity over the sizes. */
+  range?: [number, number];
 }
 
 /** FLOPs ÷ compulsory bytes of the whole launch at these bindings, when every size is known. */
@@ -161,6 +220,14 @@ export function steadyState(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, repor
   if (report.unbound.length === 0) return undefined;
   const free = sizeFree(k, opts.env, report.unbound);
   if (free) return { value: free.value, loopLine: k.line, loopLabel: '', independentOf: [...report.unbound], limit: true, compulsory: free.compulsory, scope: 'kernel' };
+  const loop = loopSteady(k, opts, report);
+  if (loop) return loop;
+  const near = sizeRange(k, opts.env, report.unbound);
+  return near && { value: near.value, loopLine: k.line, loopLabel: '', independentOf: [...report.unbound], limit: true, compulsory: null, scope: 'range', range: near.range };
+}
+
+/** The dominant loop's steady state, when only trip counts (and sizes its body's intensity does not depend on) are unbound. */
+function loopSteady(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, report: KernelReport): SteadyState | undefined {
   const found: Candidate[] = [];
   candidates(k.body, opts.env, found, report.unbound);
   if (found.length === 0) return undefined;

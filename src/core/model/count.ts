@@ -371,11 +371,16 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
     assumptionIds: assumptions.map((a) => a.id),
     status: k.truncated || k.failed || !known ? 'partial' : honest.complete ? 'ok' : 'incomplete',
   };
-  if (!known && !k.truncated && !k.failed) {
+  // Only when the intensity itself is not known (sizes that change only the grid leave it known).
+  if (!known && report.arithmeticIntensity === null && !k.truncated && !k.failed) {
     const steady = steadyState(k, opts, report);
     if (steady) {
-      const srl = roofline({ peak: peak.flops, memoryBandwidth: opts.gpu.memoryBandwidth, l2Bandwidth: opts.gpu.l2Bandwidth, tileIntensity: steady.value, compulsoryIntensity: steady.compulsory });
-      if (srl.attainable !== null && srl.bound !== 'unknown')
+      const at = (ai: number) => roofline({ peak: peak.flops, memoryBandwidth: opts.gpu.memoryBandwidth, l2Bandwidth: opts.gpu.l2Bandwidth, tileIntensity: ai, compulsoryIntensity: steady.compulsory });
+      const srl = at(steady.value);
+      // A range of intensities is a verdict only when both ends give the same one.
+      const ends = steady.range ? steady.range.map(at) : [];
+      const agree = ends.every((e) => e.bound === srl.bound && e.boundLevel === srl.boundLevel);
+      if (srl.attainable !== null && srl.bound !== 'unknown' && agree)
         report.arithmeticIntensitySteady = { ...steady, bound: srl.bound, boundLevel: srl.boundLevel, attainableFlops: srl.attainable };
     }
   }

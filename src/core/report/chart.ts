@@ -26,7 +26,7 @@
 import type { GpuSpec, TensorDtype, VectorDtype } from '../gpus/types';
 import type { BoundKind, FileReport, KernelReport, PipelineReport } from './types';
 import { bytes, flopRate, intensity, percent, seconds, si } from './format';
-import { boundsSentence, incompleteText, sizeFreeLabel } from './honesty';
+import { boundsSentence, incompleteText, sizeFreeLabel, sizeLabel, wholeKernel } from './honesty';
 import { fusionWhatIf, pipelineId } from './pipelineView';
 import { DEFAULT_THEME, type ChartTheme } from './chartTheme';
 import { LogScale, placeLabels, textQuad, type Align, type Baseline, type Candidate, type LabelRequest, type Obstacles, type Point, type Quad } from './chartLabels';
@@ -84,6 +84,8 @@ export interface ChartKernel {
    * the dot is the kernel's exact intensity; only its FLOPs and bytes need them.
    */
   sizeFree?: string[];
+  /** What the dot holds for: `the same for any BLOCK`, or `0.25–0.255 for any BLOCK ≥ 16` (a range over the sizes). */
+  sizeLabel?: string;
 }
 
 /** A pipeline's own point (docs/pipelines.md): total FLOPs ÷ total compulsory bytes, at total FLOPs ÷ total T_lower. */
@@ -157,7 +159,7 @@ function steadyOf(k: KernelReport): ChartKernel['steady'] {
   const s = k.arithmeticIntensitySteady;
   // The full count wins: a bound K gives the kernel its own intensity.
   // An intensity the unbound sizes cancel out of is exact: drawn as the kernel's own dot (sizeFree), not a steady state.
-  if (!s || k.arithmeticIntensity !== null || s.scope === 'kernel') return undefined;
+  if (!s || k.arithmeticIntensity !== null || wholeKernel(s)) return undefined;
   return {
     ai: s.value,
     compulsoryAi: s.compulsory,
@@ -211,8 +213,8 @@ export function chartKernels(files: FileReport[]): ChartKernel[] {
       if (steady) out[out.length - 1].steady = steady;
       if (incomplete) out[out.length - 1].incomplete = incomplete;
       const s = k.arithmeticIntensitySteady;
-      if (s?.scope === 'kernel' && k.arithmeticIntensity === null)
-        Object.assign(out[out.length - 1], { ai: s.value, compulsoryAi: s.compulsory, attainable: s.attainableFlops, bound: s.bound, boundLevel: s.boundLevel, sizeFree: [...s.independentOf] });
+      if (s && wholeKernel(s) && k.arithmeticIntensity === null)
+        Object.assign(out[out.length - 1], { ai: s.value, compulsoryAi: s.compulsory, attainable: s.attainableFlops, bound: s.bound, boundLevel: s.boundLevel, sizeFree: [...s.independentOf], sizeLabel: sizeLabel(s) });
     }
   return out;
 }
@@ -596,7 +598,7 @@ export function rooflineSpec(kernels: ChartKernel[], opts: ChartOptions): Record
     };
     const lies = dir === 'right' ? 'may lie further right' : dir === 'left' ? 'may lie further left' : undefined;
     const honesty: [string, string | undefined][] = k.incomplete ? [['numbers', k.incomplete.text], ['so', k.incomplete.sentence || undefined], ['true point', lies]] : [];
-    if (k.sizeFree?.length) honesty.unshift(['sizes', `${sizeFreeLabel(k.sizeFree)}: bind ${k.sizeFree.join(', ')} for the FLOPs and bytes`]);
+    if (k.sizeFree?.length) honesty.unshift(['sizes', `${k.sizeLabel ?? sizeFreeLabel(k.sizeFree)}: bind ${k.sizeFree.join(', ')} for the FLOPs and bytes`]);
     const kernelTip = (ai: string, kind: string, attainable = common.attainableText): Record<string, string> =>
       tip([['kernel', k.name], ['at', common.file], ['AI (FLOP/B)', ai], ['intensity', kind], ['attainable', attainable], ['% of peak', common.ofPeak], ['bound', bound], ['peak', common.peak], ['work', common.perUnit], ...honesty]);
     const incompleteNote = k.incomplete ? ` (${k.incomplete.text}${lies ? `; ${lies}` : ''})` : '';

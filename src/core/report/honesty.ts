@@ -8,7 +8,8 @@
  */
 import { reasonPhrase } from '../messages';
 import { intensity } from './format';
-import type { BoundKind, KernelReport } from './types';
+import { rangeMin } from '../engine/steady';
+import type { BoundKind, KernelReport, SteadyIntensity } from './types';
 
 /** `≥ ` for a lower bound, `≤ ` for an upper bound, nothing for an exact number. */
 export function boundMark(kind: BoundKind | undefined): string {
@@ -53,6 +54,7 @@ export function steadyText(k: KernelReport): string {
   if (!s) return '';
   const syms = s.independentOf;
   if (s.scope === 'kernel') return `AI ${intensity(s.value)} FLOP/B · ${sizeFreeLabel(syms)} (${syms.join(', ')} unbound)`;
+  if (s.scope === 'range') return `AI ≈ ${intensity(s.value)} FLOP/B · ${sizeLabel(s)} (${syms.join(', ')} unbound)`;
   const loop = syms.length === 1 ? `${syms[0]}-loop` : 'loop';
   return `AI ≈ ${intensity(s.value)} FLOP/B · ${loop} steady state (${syms.join(', ')} unbound)`;
 }
@@ -60,6 +62,28 @@ export function steadyText(k: KernelReport): string {
 /** `any BLOCK_SIZE`, `any M, N`: the intensity of a kernel whose FLOPs and bytes scale together with the unbound sizes. */
 export function sizeFreeLabel(syms: string[]): string {
   return `the same for any ${syms.slice(0, 3).join(', ')}${syms.length > 3 ? ', …' : ''}`;
+}
+
+/**
+ * What the whole-kernel intensity holds for: `the same for any BLOCK` (exact),
+ * or `0.25–0.255 for any BLOCK ≥ 16` (a range over the sizes); '' for a loop's
+ * steady state.
+ */
+export function sizeLabel(s: SteadyIntensity): string {
+  if (s.scope === 'kernel') return sizeFreeLabel(s.independentOf);
+  if (s.scope !== 'range' || !s.range) return '';
+  return `${intensity(s.range[0])}–${intensity(s.range[1])} for any ${sizeMins(s.independentOf)}`;
+}
+
+/** `BLOCK ≥ 16, trips_L12 ≥ 1`: the sizes a range of intensities is claimed for. */
+export function sizeMins(syms: string[]): string {
+  const mins = syms.map((n) => `${n} ≥ ${rangeMin(n)}`);
+  return `${mins.slice(0, 3).join(', ')}${mins.length > 3 ? ', …' : ''}`;
+}
+
+/** True for an intensity of the whole kernel (exact or a range over the sizes), not a loop's steady state. */
+export function wholeKernel(s: SteadyIntensity | undefined): boolean {
+  return s?.scope === 'kernel' || s?.scope === 'range';
 }
 
 /** `memory-bound (L2)` / `compute-bound` at the steady-state intensity. */

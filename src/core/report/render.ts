@@ -10,7 +10,7 @@
 import type { AnalysisReport, FileReport, GpuSummary, KernelReport, MeasuredSummary, PipelineReport, ProfileSummary } from './types';
 import { fusionLines, pipelineRows, pipelineSummary } from './pipelines';
 import { bytes, flopRate, flops, intensity, percent, seconds, si } from './format';
-import { boundsSentence, incompleteText, marks, sizeFreeLabel, steadyText, steadyVerdict } from './honesty';
+import { boundsSentence, incompleteText, marks, sizeFreeLabel, sizeLabel, steadyText, steadyVerdict, wholeKernel } from './honesty';
 
 // ---------------------------------------------------------------------------
 // Several GPUs
@@ -92,7 +92,7 @@ export function verdictSentence(k: KernelReport, v: GpuVerdict, gpuName: string)
     return `compute-bound on ${gpuName} — ${dramAi} FLOP/B ≥ ridge ${intensity(v.ridgePoint)}${l2}, ${att}`;
   }
   if (k.arithmeticIntensitySteady)
-    return k.arithmeticIntensitySteady.scope === 'kernel'
+    return wholeKernel(k.arithmeticIntensitySteady)
       ? `${steadyVerdict(k)} on ${gpuName} — ${steadyText(k)}; bind ${k.arithmeticIntensitySteady.independentOf.join(', ')} for the FLOPs and bytes`
       : `${steadyVerdict(k)} on ${gpuName} at the steady state — ${steadyText(k)}; bind ${k.arithmeticIntensitySteady.independentOf.join(', ')} for the full count`;
   const why = k.unbound.length ? `bind ${k.unbound.slice(0, 3).join(', ')}` : 'its arithmetic intensity could not be estimated';
@@ -102,7 +102,7 @@ export function verdictSentence(k: KernelReport, v: GpuVerdict, gpuName: string)
 function boundCell(k: KernelReport, v: GpuVerdict | undefined): string {
   if (!v) return '?';
   if (v.bound === 'unknown' && k.arithmeticIntensitySteady)
-    return `${steadyVerdict(k)}${k.arithmeticIntensitySteady.scope === 'kernel' ? '' : ' at steady state'} (bind ${k.arithmeticIntensitySteady.independentOf.join(', ')}${k.arithmeticIntensitySteady.scope === 'kernel' ? ' for the counts' : ''})`;
+    return `${steadyVerdict(k)}${wholeKernel(k.arithmeticIntensitySteady) ? '' : ' at steady state'} (bind ${k.arithmeticIntensitySteady.independentOf.join(', ')}${wholeKernel(k.arithmeticIntensitySteady) ? ' for the counts' : ''})`;
   if (v.bound === 'unknown' && k.unbound.length) return `unknown (bind ${k.unbound.slice(0, 3).join(', ')})`;
   return boundLabel(v);
 }
@@ -116,7 +116,9 @@ function cells(k: KernelReport): { flops: string; load: string; store: string; b
       ? `${m.intensity}${intensity(k.arithmeticIntensity)}`
       : s?.scope === 'kernel'
         ? `${intensity(s.value)} (${sizeFreeLabel(s.independentOf)})`
-        : s
+        : s?.scope === 'range'
+          ? `≈ ${intensity(s.value)} (${sizeLabel(s)})`
+          : s
           ? `≈ ${intensity(s.value)} (${s.independentOf.length === 1 ? `${s.independentOf[0]}-loop` : 'loop'} steady state)`
           : intensity(null);
   return {
@@ -136,6 +138,7 @@ function kernelNotes(k: KernelReport): string[] {
   if (k.arithmeticIntensity === null && k.arithmeticIntensitySteady) {
     const s = k.arithmeticIntensitySteady;
     if (s.scope === 'kernel') out.push(`${k.name}: ${steadyText(k)} · ${steadyVerdict(k)}; FLOPs and bytes scale together with ${s.independentOf.join(', ')}: bind them for the counts`);
+    else if (s.scope === 'range') out.push(`${k.name}: ${steadyText(k)} · ${steadyVerdict(k)} at both ends; FLOPs and bytes grow together with ${s.independentOf.join(', ')}: bind them for the counts`);
     else out.push(`${k.name}: ${steadyText(k)} (loop at line ${s.loopLine}) · ${steadyVerdict(k)}; not the full count: bind ${s.independentOf.join(', ')}`);
   }
   return out;

@@ -29,7 +29,13 @@ export interface SteadyIntensity {
    * is the same for every value of `independentOf` (FLOPs and bytes both scale
    * with them): exact, only the counts themselves need the bindings.
    */
-  scope?: 'kernel';
+  scope?: 'kernel' | 'range';
+  /**
+   * scope `range`: the whole kernel's intensity stays between these for every
+   * value ≥ 16 of `independentOf` (their ratio is at most 1.25); `value` is its
+   * limit as they grow. The verdict holds at both ends.
+   */
+  range?: [number, number];
   bound: 'memory' | 'compute';
   boundLevel: 'dram' | 'l2' | null;
   attainableFlops: number;

@@ -501,6 +501,8 @@ export function castTo(x: Val | undefined, d: Val | undefined): Val {
   if (!x || x.k !== 'num') return x ?? unknown('cast');
   const dt = d?.k === 'dtype' ? d.dtype : d?.k === 'str' ? parseDtype(d.s) : undefined;
   if (!dt) return x;
+  // A cast to an assumed pointer type (`x.to(p.dtype.element_ty)`, p of unknown type) is no hint for p.
+  if (d?.k === 'dtype' && d.assumed) return { ...x, dtype: dt, castTo: undefined, fromDot: false, assumedType: undefined };
   return { ...x, dtype: dt, castTo: dt, fromDot: false, assumedType: undefined };
 }
 

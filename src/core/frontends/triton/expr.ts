@@ -176,12 +176,17 @@ function attribute(st: TritonState, n: Node): Val {
   const o = obj ? st.ops.eval(obj) : unknown('attr');
   if (o.k === 'num') {
     if (attr === 'T') return transpose(o);
-    if (attr === 'dtype') return { k: 'dtype', dtype: o.ptr && !o.data ? st.elemDtype(o.ptr).dtype : o.dtype };
+    // A pointer's type is its tensor's, whatever its offset is made of (gathered indices are data, still an offset).
+    if (attr === 'dtype') {
+      if (!o.ptr) return { k: 'dtype', dtype: o.dtype };
+      const e = st.elemDtype(o.ptr);
+      return { k: 'dtype', dtype: e.dtype, ...(e.how === 'assumed' ? { assumed: true } : {}) };
+    }
     if (attr === 'shape') return { k: 'tuple', items: o.shape.map((s) => scalar(s, 'int32', true, { off: offConst(s) })) };
     return { k: 'func', name: `.${attr}`, self: o };
   }
   if (o.k === 'dtype') {
-    if (attr === 'element_ty') return { k: 'dtype', dtype: o.dtype };
+    if (attr === 'element_ty') return { k: 'dtype', dtype: o.dtype, ...(o.assumed ? { assumed: true } : {}) };
     if (attr === 'primitive_bitwidth') return scalar(num(bitwidth(o.dtype)), 'int32', true);
     if (attr === 'is_fp8' || attr === 'is_fp16' || attr === 'is_bf16' || attr === 'is_fp32' || attr === 'is_fp64' || attr === 'is_floating' || attr === 'is_int') return { k: 'func', name: `.${attr}`, self: o };
     return o;

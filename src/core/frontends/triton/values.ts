@@ -79,6 +79,8 @@ export interface DtypeVal {
   dtype: Dtype;
   /** `tl.pointer_type(dtype)`: a pointer to elements of `dtype`. */
   pointer?: boolean;
+  /** The element type of a pointer whose type was assumed (fp32): a cast to it says nothing about the pointer. */
+  assumed?: boolean;
 }
 
 export interface FuncVal {
