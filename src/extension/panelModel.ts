@@ -105,7 +105,7 @@ function kernelCells(f: FileReport, k: KernelReport, workspace: boolean): Record
     const title = `${sizeLabel(s)}: FLOPs and bytes both ${s.scope === 'range' ? 'grow' : 'scale'} with ${s.independentOf.join(', ')}; bind them for the counts`;
     return {
       ...base,
-      ai: { text: `${s.scope === 'range' ? '≈ ' : ''}${intensity(s.value)}`, sort: s.value, title },
+      ai: { text: `${m.intensity || (s.scope === 'range' ? '≈ ' : '')}${intensity(s.value)}`, sort: s.value, title },
       compulsory: s.compulsory === null ? num(null, intensity) : { text: intensity(s.compulsory), sort: s.compulsory, title },
       attainable: { text: flopRate(s.attainableFlops), sort: s.attainableFlops },
       ofPeak: { text: percent(s.attainableFlops / k.peak.flops), sort: s.attainableFlops / k.peak.flops },
@@ -121,7 +121,7 @@ function kernelCells(f: FileReport, k: KernelReport, workspace: boolean): Record
     const title = `${loop} steady state: the intensity per iteration of the loop at line ${s.loopLine} (${s.loopLabel})${s.limit ? ', which the whole kernel tends to' : ''}; not the full count — bind ${s.independentOf.join(', ')}`;
     return {
       ...base,
-      ai: { text: `≈ ${intensity(s.value)} (${loop} steady state)`, sort: s.value, title },
+      ai: { text: `${m.intensity || "≈ "}${intensity(s.value)} (${loop} steady state)`, sort: s.value, title },
       compulsory: s.compulsory === null ? num(null, intensity) : { text: `≈ ${intensity(s.compulsory)}`, sort: s.compulsory, title },
       attainable: { text: `≈ ${flopRate(s.attainableFlops)}`, sort: s.attainableFlops, title },
       ofPeak: { text: `≈ ${percent(s.attainableFlops / k.peak.flops)}`, sort: s.attainableFlops / k.peak.flops },

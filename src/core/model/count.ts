@@ -374,7 +374,9 @@ export function countKernel(k: KernelIR, opts: CountOptions): KernelReport {
   // Only when the intensity itself is not known (sizes that change only the grid leave it known).
   if (!known && report.arithmeticIntensity === null && !k.truncated && !k.failed) {
     const steady = steadyState(k, opts, report);
-    if (steady) {
+    // `AI ≥ 0` says nothing: no FLOPs counted while some may be missing is no number.
+    const noInfo = steady?.value === 0 && !report.complete && report.bounds?.flops !== 'exact';
+    if (steady && !noInfo) {
       const at = (ai: number) => roofline({ peak: peak.flops, memoryBandwidth: opts.gpu.memoryBandwidth, l2Bandwidth: opts.gpu.l2Bandwidth, tileIntensity: ai, compulsoryIntensity: steady.compulsory });
       const srl = at(steady.value);
       // A range of intensities is a verdict only when both ends give the same one.

@@ -53,10 +53,12 @@ export function steadyText(k: KernelReport): string {
   const s = k.arithmeticIntensitySteady;
   if (!s) return '';
   const syms = s.independentOf;
-  if (s.scope === 'kernel') return `AI ${intensity(s.value)} FLOP/B · ${sizeFreeLabel(syms)} (${syms.join(', ')} unbound)`;
-  if (s.scope === 'range') return `AI ≈ ${intensity(s.value)} FLOP/B · ${sizeLabel(s)} (${syms.join(', ')} unbound)`;
+  // An incomplete kernel's intensity is a bound whatever the sizes: `AI ≥ 0.25`, like its full number.
+  const m = marks(k).intensity;
+  if (s.scope === 'kernel') return `AI ${m}${intensity(s.value)} FLOP/B · ${sizeFreeLabel(syms)} (${syms.join(', ')} unbound)`;
+  if (s.scope === 'range') return `AI ${m || '≈ '}${intensity(s.value)} FLOP/B · ${sizeLabel(s)} (${syms.join(', ')} unbound)`;
   const loop = syms.length === 1 ? `${syms[0]}-loop` : 'loop';
-  return `AI ≈ ${intensity(s.value)} FLOP/B · ${loop} steady state (${syms.join(', ')} unbound)`;
+  return `AI ${m || '≈ '}${intensity(s.value)} FLOP/B · ${loop} steady state (${syms.join(', ')} unbound)`;
 }
 
 /** `any BLOCK_SIZE`, `any M, N`: the intensity of a kernel whose FLOPs and bytes scale together with the unbound sizes. */

@@ -115,11 +115,11 @@ function cells(k: KernelReport): { flops: string; load: string; store: string; b
     k.arithmeticIntensity !== null
       ? `${m.intensity}${intensity(k.arithmeticIntensity)}`
       : s?.scope === 'kernel'
-        ? `${intensity(s.value)} (${sizeFreeLabel(s.independentOf)})`
+        ? `${m.intensity}${intensity(s.value)} (${sizeFreeLabel(s.independentOf)})`
         : s?.scope === 'range'
-          ? `≈ ${intensity(s.value)} (${sizeLabel(s)})`
+          ? `${m.intensity || '≈ '}${intensity(s.value)} (${sizeLabel(s)})`
           : s
-          ? `≈ ${intensity(s.value)} (${s.independentOf.length === 1 ? `${s.independentOf[0]}-loop` : 'loop'} steady state)`
+          ? `${m.intensity || '≈ '}${intensity(s.value)} (${s.independentOf.length === 1 ? `${s.independentOf[0]}-loop` : 'loop'} steady state)`
           : intensity(null);
   return {
     flops: `${k.perUnit.flops === null ? '' : m.flops}${flops(k.perUnit.flops)}`,
