@@ -150,7 +150,9 @@ describe('extension: CodeLens titles', () => {
     const compute = kernel({ arithmeticIntensity: null, bound: 'compute', boundLevel: null, perUnit: { flops: 64, loadBytes: 0, storeBytes: 0 } });
     assert.equal(kernelLenses(compute, 'GPU')[0].title, 'AI ∞ (no global-memory bytes) · compute-bound · GPU · 64 FLOP per program');
     const empty = kernel({ arithmeticIntensity: null, bound: 'unknown', perUnit: { flops: 0, loadBytes: 0, storeBytes: 0 } });
-    assert.equal(kernelLenses(empty, 'GPU')[0].title, 'AI ? · no FLOPs or global-memory bytes counted');
+    assert.equal(kernelLenses(empty, 'GPU')[0].title, 'no global work · 0 FLOP, 0 B per program (nothing to place on the roofline)');
+    const lost = kernel({ arithmeticIntensity: null, bound: 'unknown', complete: false, incompleteReasons: ['unknownCall'], perUnit: { flops: 0, loadBytes: 0, storeBytes: 0 } });
+    assert.equal(kernelLenses(lost, 'GPU')[0].title, 'AI ? · no FLOPs or global-memory bytes counted');
   });
 
   it('compute-bound and L2-bound verdicts', () => {

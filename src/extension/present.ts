@@ -155,6 +155,9 @@ export function kernelLenses(k: KernelReport, gpuName: string, line = k.line): L
     // A real, labelled number: the dominant loop's intensity per iteration, not the full count.
     return [at(`${steadyText(k)} · ${steadyVerdict(k)} · ${gpuName}${tail}`, { kind: 'panel' }), ...binds([first, ...rest].filter((s): s is string => s !== undefined))];
   }
+  // A complete count of nothing is an answer, not a failure: the kernel touches no global memory and does no FLOPs.
+  if (first === undefined && k.complete && k.perUnit.flops === 0 && unitBytes(k) === 0)
+    return [at(`no global work · 0 FLOP, 0 B per ${k.unit} (nothing to place on the roofline)`, { kind: 'panel' })];
   if (first === undefined) return [at(`AI ? · ${incompleteReason(k)}`, { kind: 'panel' })];
   return [at(`AI ? · bind ${first}${tail}`, { kind: 'bind', symbol: first }), ...binds(rest)];
 }

@@ -33,6 +33,8 @@ export interface Counts {
   withSteadyIntensity: number;
   /** A number on first open (issue 16): the full numbers, or a labelled whole-kernel or steady-state intensity. */
   withFirstOpenNumber: number;
+  /** Clean and complete with 0 FLOPs and 0 bytes: the answer is "no global work", not a number on the roofline. */
+  noGlobalWork: number;
   /** Kernels whose report has no `complete` field. */
   completeNotReported: number;
   completeFalse: number;
@@ -77,6 +79,7 @@ export function emptyCounts(): Counts {
     withNumbersCleanUnsuspicious: 0,
     withSteadyIntensity: 0,
     withFirstOpenNumber: 0,
+    noGlobalWork: 0,
     completeNotReported: 0,
     completeFalse: 0,
     reasons: {},
@@ -105,6 +108,7 @@ function addKernel(c: Counts, k: KernelRow): void {
   }
   if (typeof k.steadyIntensity === 'number') c.withSteadyIntensity++;
   if (k.numbers || typeof k.steadyIntensity === 'number') c.withFirstOpenNumber++;
+  else if (k.clean && k.flops === 0 && k.loadBytes === 0 && k.storeBytes === 0) c.noGlobalWork++;
   if (k.complete === null) c.completeNotReported++;
   else if (k.complete === false) {
     c.completeFalse++;

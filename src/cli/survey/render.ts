@@ -33,6 +33,7 @@ export function countRows(cols: Counts[]): string[][] {
     r('  and clean, not suspicious', (c) => pct(c.withNumbersCleanUnsuspicious, c.found)),
     r('steady-state intensity reported', (c) => String(c.withSteadyIntensity)),
     r('a number on first open (full or labelled)', (c) => pct(c.withFirstOpenNumber, c.found)),
+    r('  else clean "no global work" (0 FLOP, 0 B)', (c) => pct(c.noGlobalWork, c.found)),
     r('complete: false', (c) => (c.completeNotReported === c.found && c.found > 0 ? 'not reported' : pct(c.completeFalse, c.found))),
     r('status ok / partial', (c) => `${c.status.ok ?? 0} / ${c.status.partial ?? 0}`),
     r('SUSPICIOUS stores, 0 store B (clean)', (c) => String(c.suspicious.storesButZeroStoreBytes)),
