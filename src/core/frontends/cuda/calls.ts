@@ -7,7 +7,7 @@
  */
 import { add, cdiv, floordiv, max, min, mod, mul, num, sym as symbolic, type Expr } from '../../sym/expr';
 import { asyncCopy, inlineAsm } from './asm';
-import { convert, evalExpr, evalLvalue, evalTemplateArg, expandMacro, loadRef, member, place, sitePos, storeRef, type LRef, type Place } from './expr';
+import { convert, evalExpr, evalLvalue, evalTemplateArg, expandMacro, loadRef, member, place, sitePos, storeRef, warpReduce, type LRef, type Place } from './expr';
 import { tileExtent } from './footprint';
 import type { FnDef } from './file';
 import { ATOMICS, conversionType, LOADS, NO_OPS, SHUFFLES, STORES, VOTES } from './intrinsics';
@@ -451,7 +451,9 @@ function math(st: Interp, name: string, args: Node[], n: Node, flops: number, sp
   const ty = singlePrecision(name) ? FLOAT : (vals.find((v) => isFloatTy(v.ty))?.ty ?? DOUBLE);
   const konst = vals.every((v) => v.konst);
   const data = vals.some((v) => v.data);
-  if (!konst && ty.k === 'num') st.flop(special ? 'special' : flops === 2 ? 'fma' : 'elementwise', name, ty.dtype, num(flops * ty.lanes), n, { special });
+  // `__hadd(v, __shfl_xor_sync(…))`: a warp reduction's step, like `v += __shfl_xor_sync(…)`.
+  const reduction = !konst && !special && flops === 1 && !/div/.test(name) && warpReduce(st, name, ty, vals, n);
+  if (!konst && !reduction && ty.k === 'num') st.flop(special ? 'special' : flops === 2 ? 'fma' : 'elementwise', name, ty.dtype, num(flops * ty.lanes), n, { special });
   return { ty, konst, data };
 }
 

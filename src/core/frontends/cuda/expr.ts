@@ -687,13 +687,21 @@ function binaryOp(st: Interp, op: string, a: Val, b: Val, n: Node): Val {
 
 /** FLOPs of `a op b`; arithmetic on a shuffled value counts per warp (see COUNTING.md: 31 per warp). */
 function floatOp(st: Interp, op: string, ty: Ty, a: Val, b: Val, n: Node): void {
-  const s = a.shfl && a.shfl.kind !== 'idx' ? a.shfl : b.shfl && b.shfl.kind !== 'idx' ? b.shfl : undefined;
-  if (s && ty.k === 'num' && op !== '/') {
-    const lanes = st.syms.eliminate(s.offset);
-    st.flop('warp-reduce', `__shfl_${s.kind}_sync ${op}`, ty.dtype, mul(lanes, num(ty.lanes)), n, { group: 32 });
-    return;
-  }
+  if (op !== '/' && warpReduce(st, op, ty, [a, b], n)) return;
   st.arith(op, ty, n);
+}
+
+/**
+ * A step of a warp-collective reduction: `v += __shfl_xor_sync(…, v, m)` or
+ * `v = __hadd(v, __shfl_xor_sync(…, v, m))` — counted per warp (COUNTING.md:
+ * 31 per warp for 32 lanes), not per lane. False when no operand is a shuffle.
+ */
+export function warpReduce(st: Interp, op: string, ty: Ty, operands: Val[], n: Node): boolean {
+  const s = operands.find((v) => v.shfl && v.shfl.kind !== 'idx')?.shfl;
+  if (!s || ty.k !== 'num') return false;
+  const lanes = st.syms.eliminate(s.offset);
+  st.flop('warp-reduce', `__shfl_${s.kind}_sync ${op}`, ty.dtype, mul(lanes, num(ty.lanes)), n, { group: 32 });
+  return true;
 }
 
 function pointerArith(p: Val, i: Val, minus: boolean): Val {
