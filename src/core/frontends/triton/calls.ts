@@ -377,7 +377,34 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
       const isInt = short === 'randint' || short === 'randint4x';
       // Philox is integer work; the conversion to a float in [0, 1) is 1 FLOP per element (COUNTING.md).
       if (!isInt) st.rec.flop('elementwise', name, numel(shape), 'fp32', line(n));
-      return { k: 'num', shape, dtype: isInt ? 'int32' : 'fp32', isConst: false, data: true, pids: [], loops: [] };
+      const r: NumVal = { k: 'num', shape, dtype: isInt ? 'int32' : 'fp32', isConst: false, data: true, pids: [], loops: [] };
+      return short === 'randint4x' ? { k: 'tuple', items: [r, r, r, r] } : r;
+    }
+    case 'tl.philox': {
+      // `r0, r1, r2, r3 = tl.philox(seed, c0, c1, c2, c3)`: four blocks of random integers — integer work, 0 FLOPs.
+      const xs = pos.map((p) => st.ops.eval(p));
+      const nums = xs.filter((x): x is NumVal => x.k === 'num');
+      const shape = nums.reduce<Expr[]>((sh, x) => broadcast(sh, x.shape), []);
+      const r: NumVal = { k: 'num', shape, dtype: 'int32', isConst: false, data: true, pids: [], loops: [] };
+      return { k: 'tuple', items: [r, r, r, r] };
+    }
+    case 'tl.uint_to_uniform_float': {
+      // The conversion of random integers to floats in [0, 1): 1 FLOP per element, as in `tl.rand`.
+      const x = a(0, 'x');
+      const shape = x?.k === 'num' ? x.shape : [];
+      st.rec.flop('elementwise', name, numel(shape), 'fp32', line(n));
+      return { k: 'num', shape, dtype: 'fp32', isConst: false, data: true, pids: [], loops: [] };
+    }
+    case 'tl.pair_uniform_to_normal': {
+      // Box–Muller on two uniform blocks: θ = 2π·u2, r = sqrt(−2·log u1), r·cos θ, r·sin θ —
+      // 4 multiplications and 4 transcendentals (log, sqrt, cos, sin) per element.
+      const u1 = a(0, 'u1');
+      const u2 = a(1, 'u2');
+      const shape = broadcast(u1?.k === 'num' ? u1.shape : [], u2?.k === 'num' ? u2.shape : []);
+      st.rec.flop('elementwise', name, mul(num(4), numel(shape)), 'fp32', line(n));
+      st.rec.flop('special', `${name} (log, sqrt, cos, sin)`, mul(num(4), numel(shape)), 'fp32', line(n), { special: true });
+      const r: NumVal = { k: 'num', shape, dtype: 'fp32', isConst: false, data: true, pids: [], loops: [] };
+      return { k: 'tuple', items: [r, r] };
     }
     case 'min':
     case 'max': {
@@ -522,7 +549,12 @@ function method(st: TritonState, meth: string, self: Val, pos: Node[], kw: Map<s
       is_int: (d) => !isFloat(d) && d !== 'bool',
     };
     const f = flags[meth];
-    return f ? scalar(num(f(self.dtype) ? 1 : 0), 'bool', true) : unknown(meth);
+    if (f) return scalar(num(f(self.dtype) ? 1 : 0), 'bool', true);
+    // `is_int64()`, `is_uint32()`, `is_signed()`…: a floating type is none of them; an integer type's
+    // signedness is not tracked, so those stay undecided.
+    if (/^is_(u?int\d+|signed|unsigned|int_signed|int_unsigned)$/.test(meth) && isFloat(self.dtype)) return scalar(num(0), 'bool', true);
+    if (meth === 'is_bool') return scalar(num(self.dtype === 'bool' ? 1 : 0), 'bool', true);
+    return unknown(meth);
   }
   if (self.k === 'blockptr') {
     if (meth === 'load') return loadBlock(st, self, n);

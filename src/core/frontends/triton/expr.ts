@@ -177,7 +177,8 @@ function attribute(st: TritonState, n: Node): Val {
   if (o.k === 'num') {
     if (attr === 'T') return transpose(o);
     // A pointer's type is its tensor's, whatever its offset is made of (gathered indices are data, still an offset).
-    if (attr === 'dtype') {
+    // `p.dtype.element_ty`, `p.type.element_ty`: the element type (`.type` is the block or pointer type).
+    if (attr === 'dtype' || attr === 'type') {
       if (!o.ptr) return { k: 'dtype', dtype: o.dtype };
       const e = st.elemDtype(o.ptr);
       return { k: 'dtype', dtype: e.dtype, ...(e.how === 'assumed' ? { assumed: true } : {}) };
@@ -188,7 +189,7 @@ function attribute(st: TritonState, n: Node): Val {
   if (o.k === 'dtype') {
     if (attr === 'element_ty') return { k: 'dtype', dtype: o.dtype, ...(o.assumed ? { assumed: true } : {}) };
     if (attr === 'primitive_bitwidth') return scalar(num(bitwidth(o.dtype)), 'int32', true);
-    if (attr === 'is_fp8' || attr === 'is_fp16' || attr === 'is_bf16' || attr === 'is_fp32' || attr === 'is_fp64' || attr === 'is_floating' || attr === 'is_int') return { k: 'func', name: `.${attr}`, self: o };
+    if (/^is_(fp8|fp16|bf16|fp32|fp64|floating|int|bool|u?int\d+|signed|unsigned|int_signed|int_unsigned)$/.test(attr)) return { k: 'func', name: `.${attr}`, self: o };
     return o;
   }
   if (o.k === 'blockptr') return { k: 'func', name: `.${attr}`, self: o };

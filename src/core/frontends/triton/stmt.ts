@@ -261,6 +261,8 @@ function execFor(st: TritonState, s: Node): void {
     st.loopStarts.set(exprKey(vsym), start);
   } else if (r) {
     trips = unknownTrips(ln).trips;
+    // A range with a bound read from memory: its variable is still an integer index (`i_t.to(tl.int64) * BT`).
+    loopVal = scalar(sym(`⟨${left.text}@${ln}⟩`), 'int32', false, { off: offUnknown(), loops: [id], pids: [] });
   } else {
     const it = st.ops.eval(right);
     if (it.k === 'tuple') {
