@@ -32,6 +32,8 @@ export function call(st: TritonState, n: Node): Val {
   if (!fnode) return unknown('call');
   const f = st.ops.eval(fnode);
   const { pos, kw } = callArgs(n);
+  // `tl.float32(0.0)`: a dtype called as a constructor is a cast of its argument.
+  if (f.k === 'dtype' && !f.pointer && pos.length === 1 && kw.size === 0) return castTo(st.ops.eval(pos[0]), f);
   if (f.k !== 'func') {
     const name = dotted(fnode) ?? shorten(fnode.text, 30);
     return opaqueCall(st, name, pos.map((p) => st.ops.eval(p)), n);
