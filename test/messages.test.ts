@@ -99,6 +99,7 @@ const ASSUMPTION_SAMPLES: AssumptionSamples = {
   dotAccumulate: [],
   atomics: [],
   namedMath: ['fast_expf', 'exp'],
+  namedLibrary: ['uint_to_uniform_float', 'tl.uint_to_uniform_float'],
   autotuneFirst: [],
   pointerNonNull: [],
   subgroup32: [],

@@ -199,6 +199,7 @@ export const ASSUMPTIONS = {
   dotAccumulate: () => '`acc += tl.dot(…)` fused into the dot (its add is the MMA accumulation: no extra FLOPs)',
   atomics: () => 'atomics count one store of each element (done in L2) and one load when the old value is used; 0 FLOPs (integer ones: 1 integer op)',
   namedMath: (name: string, what: string) => `${bt(name)} counted as the math function its name says (${what})`,
+  namedLibrary: (name: string, what: string) => `${bt(name)} (imported from another module) counted as Triton's ${bt(what)}, whose name it has`,
   autotuneFirst: () => 'tile sizes from the first autotune config (autotuning may pick another)',
   pointerNonNull: () => 'pointer arguments assumed non-null',
   texelCuda: (call: string, name: string, bytes: number, type: string) =>
