@@ -151,6 +151,28 @@ test('clicking "bind K" offers the values the file suggests and free entry; the 
   await shot('lens-bind-k.png');
 });
 
+test('the next binding goes where the first went, without asking again', async () => {
+  // matmul.py needs no value any more: Bind Symbol asks for a name, then a value, and writes it where K went.
+  await runCommand('Roofline: Bind Symbol…');
+  const input = page.locator('.quick-input-widget input[type="text"]');
+  await page.locator('.quick-input-widget', { hasText: 'Roofline: Bind Symbol' }).waitFor();
+  await input.fill('M');
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget', { hasText: 'Roofline: Bind M' }).waitFor();
+  const row = (text: string) => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
+  // The remembered destination is said in the value pick (its last item changes it).
+  await row('Written to the rooflineLens.bindings setting').waitFor();
+  await input.fill('8192');
+  await row('the value typed').waitFor();
+  await page.keyboard.press('Enter');
+  // Not asked where values live: the pick closes and the value is in the setting (the hover says so).
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  assert.equal(await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Workspace folder settings' }).count(), 0);
+  const text = await hoverToken('def matmul_kernel', 'matmul_kernel', 'M = 8192');
+  assert.match(text, /M = 8192 · setting rooflineLens\.bindings/);
+  await closeHover();
+});
+
 /** The panel's page: webview = outer <iframe class="webview ready"> (host page) → inner <iframe id="active-frame"> (our HTML). */
 function panelFrame() {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
