@@ -8,6 +8,7 @@ import {
   add,
   cdiv,
   floordiv,
+  evaluate,
   mod,
   mul,
   num,
@@ -477,7 +478,11 @@ function builtinField(st: Interp, n: Node): Val | undefined {
   if (!arg || arg.type !== 'identifier' || !BUILTIN_VECTORS.has(arg.text) || !COMPONENTS.slice(0, 3).includes(f)) return undefined;
   if (st.frame.scope.lookup(arg.text)) return undefined;
   const name = `${arg.text}.${f}`;
-  if (arg.text === 'threadIdx' || arg.text === 'blockIdx') return intVal(sym(name));
+  if (arg.text === 'threadIdx' || arg.text === 'blockIdx') {
+    // Along a dimension of size 1 the index is 0 (a 1-D grid's blockIdx.y), as WGSL's workgroup_id.y.
+    const size = st.dim(`${arg.text === 'threadIdx' ? 'blockDim' : 'gridDim'}.${f}`);
+    return intVal(evaluate(size, new Map()) === 1 ? num(0) : sym(name));
+  }
   return intVal(st.dim(name));
 }
 
