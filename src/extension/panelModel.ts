@@ -86,7 +86,9 @@ export function kernelNote(k: KernelReport): string {
     const sentence = boundsSentence(k);
     parts.push(`${incompleteText(k)}${sentence ? ` — ${sentence.replace(/\.$/, '')}` : ''}`);
   }
-  if (!s && (k.arithmeticIntensity === null || k.attainableFlops === null) && k.bound !== 'compute') {
+  // A log axis has no 0: a kernel without FLOPs (a copy) is memory-bound but has no dot.
+  if ((k.arithmeticIntensity ?? s?.value) === 0) parts.push('not on the chart: no FLOPs (intensity 0 has no place on a log axis)');
+  else if (!s && (k.arithmeticIntensity === null || k.attainableFlops === null) && k.bound !== 'compute') {
     const why = k.unbound.length ? `bind ${k.unbound.join(', ')}` : k.complete ? 'its counts are not known' : 'its intensity is not known';
     parts.push(`not on the chart: ${why}`);
   }

@@ -193,6 +193,8 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
     case 'tl.program_id': {
       const axis = st.axisOf(a(0, 'axis'));
       const P = st.numPrograms(axis);
+      // Along a grid axis of size 1 the program id is 0 (a 1-D launch's axis 1), as in CUDA and WGSL.
+      if (evaluate(P, st.env) === 1) return scalar(ZERO, 'int32', false, { off: offConst(ZERO) });
       return scalar(sym(`tl.program_id(${axis})`), 'int32', false, { pids: [axis], off: offRange(ZERO, P, null) });
     }
     case 'tl.num_programs': {

@@ -117,6 +117,7 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
       bindings: b,
       env: b.env(),
       grid,
+      ...(facts.gridRank !== undefined ? { gridRank: facts.gridRank } : {}),
       userDtypes: ctx.user.dtypes,
       launchDtypes: facts.dtypes,
       descriptors: facts.descriptors,

@@ -17,6 +17,8 @@ import { callArgs, dotted, field, named, shorten, stringValue } from './syntax';
 
 export interface LaunchFacts {
   grid: Expr[] | null;
+  /** How many axes the launch's grid has, even when their sizes are not known (`(n // 256,)`: 1). */
+  gridRank?: number;
   gridDetail: string;
   dtypes: Map<string, Dtype>;
   descriptors: Map<string, HostDescriptor>;
@@ -133,6 +135,7 @@ export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, b
       if (host.trail.length) gridFrom = `${detail}, sizes from host: ${[...new Set(host.trail)].join(' ← ')}`;
       host.trail = [];
     }
+    if (dims && dims.length > 0) facts.gridRank = dims.length;
     if (dims && dims.length > 0 && dims.every((x) => x)) {
       facts.grid = dims as Expr[];
       facts.gridDetail = `grid of the ${gridFrom}: (${shorten((g.type === 'lambda' ? field(g, 'body') : g)?.text ?? '', 60)})`;

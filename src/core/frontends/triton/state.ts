@@ -60,6 +60,8 @@ export interface TritonInput {
   env: Env;
   /** Grid dims in kernel-symbol space (null: unknown). */
   grid: Expr[] | null;
+  /** The grid's number of axes when its sizes are not known: the axes beyond have 1 program. */
+  gridRank?: number;
   /** Element types: user (--dtype) first, then launch-site tensors. */
   userDtypes: Record<string, Dtype>;
   launchDtypes: Map<string, Dtype>;
@@ -174,6 +176,7 @@ export class TritonState {
     const g = this.inp.grid?.[axis];
     if (g) return g;
     if (this.inp.grid && axis >= this.inp.grid.length) return ONE;
+    if (!this.inp.grid && this.inp.gridRank !== undefined && axis >= this.inp.gridRank) return ONE;
     return sym(`tl.num_programs(${axis})`);
   }
 
