@@ -7,6 +7,7 @@
 import {
   add,
   cdiv,
+  equals,
   floordiv,
   evaluate,
   mod,
@@ -797,18 +798,19 @@ function ternary(st: Interp, n: Node): Val {
   const c = evalExpr(st, n.childForFieldName('condition'));
   const yes = n.childForFieldName('consequence');
   const no = n.childForFieldName('alternative');
-  let out: Val | undefined;
+  let a: Val | undefined;
+  let b: Val | undefined;
   chooseBranch(st, c, n, {
-    yes: () => (out = evalExpr(st, yes)),
-    no: () => {
-      const v = evalExpr(st, no);
-      if (!out) out = v;
-    },
+    yes: () => (a = evalExpr(st, yes)),
+    no: () => (b = evalExpr(st, no)),
     guard: false,
     condNode: n.childForFieldName('condition'),
     ternary: true,
   });
-  return out ?? unknownVal(c.data);
+  // Both arms ran (the condition is not decided): the value is either one, not the first. Two different
+  // numbers are not a number the analysis knows (`ki = ki == last ? 0 : ki + 1` is not 0 afterwards).
+  if (a && b && a.e && !(b.e && equals(a.e, b.e))) return { ...a, e: undefined, konst: false, data: true };
+  return a ?? b ?? unknownVal(c.data);
 }
 
 // ------------------------------------------------------------------ conversions

@@ -271,7 +271,7 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
     case 'tl.where':
       return where(st, a(0, 'condition'), a(1, 'x'), a(2, 'y'));
     case 'tl.make_block_ptr':
-      return makeBlockPtr(st, a(0, 'base'), a(1, 'shape'), a(5, 'block_shape'), false, n);
+      return makeBlockPtr(st, a(0, 'base'), a(1, 'shape'), a(4, 'block_shape'), false, n);
     case 'tl.make_tensor_descriptor':
     case 'tl._experimental_make_tensor_descriptor':
     case 'tl.experimental.make_tensor_descriptor':

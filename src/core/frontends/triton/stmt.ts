@@ -306,7 +306,12 @@ function execWhile(st: TritonState, s: Node): void {
 function markVarying(st: TritonState, carried: Set<string>, id: number): void {
   for (const n of carried) {
     const v = st.lookup(n);
-    if (v?.k === 'num') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
+    // A scalar the loop reassigns (`ki = tl.where(ki == k_tiles - 1, 0, ki + 1)`, `tile_id += NUM_SMS`) has its
+    // entry value only on the first trip: a condition on it is not decided by that value but depends on
+    // the trip, like one on data (its arm counts as taken, said).
+    if (v?.k === 'num' && v.shape.length === 0 && !v.ptr && v.value !== undefined)
+      st.frame.vars.set(n, { ...v, value: undefined, isConst: false, data: true, off: offUnknown(), loops: union(v.loops, [id]) });
+    else if (v?.k === 'num') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
     else if (v?.k === 'blockptr') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
   }
 }
