@@ -54,6 +54,8 @@ interface Candidate {
   per: Totals;
   /** The body's intensity when it does not depend on the sizes (`per` is then at sizes 1024). */
   ratio?: number;
+  /** The body's intensity over the sizes when it moves a little with them (`ratio` is its limit). */
+  range?: [number, number];
   symbols: string[];
 }
 
@@ -76,6 +78,12 @@ function candidates(r: Region, env: Env, out: Candidate[], unbound: string[]): v
       const sized = ratioFree(unbound, env, (e) => body(c, e));
       if (sized) {
         out.push({ loop: c, per: sized.at1024, ratio: sized.value, symbols: [...new Set([...tripSyms, ...unbound])].sort() });
+        continue;
+      }
+      // A body whose intensity hardly moves with the sizes (BLOCK lanes of work plus a scalar per trip).
+      const near = rangeOf(unbound, env, (e) => body(c, e));
+      if (near?.at1024) {
+        out.push({ loop: c, per: near.at1024, ratio: near.value, range: near.range, symbols: [...new Set([...tripSyms, ...unbound])].sort() });
         continue;
       }
     }
@@ -141,14 +149,21 @@ function rangeSamples(syms: string[]): Map<string, number>[] {
  * RANGE_MAX_SPREAD. `value` is the limit as the sizes grow.
  */
 function sizeRange(k: KernelIR, env: Env, syms: string[]): { value: number; range: [number, number] } | undefined {
+  return rangeOf(syms, env, (e) => body(k.body, e));
+}
+
+/** The lowest and highest FLOPs ÷ bytes of `of` over the range samples, when they are within RANGE_MAX_SPREAD; `value` at the largest sizes. */
+function rangeOf(syms: string[], env: Env, of: (e: Env) => Totals | null): { value: number; range: [number, number]; at1024?: Totals } | undefined {
   let lo = Infinity;
   let hi = 0;
   let value: number | undefined;
+  let at1024: Totals | undefined;
   const all = rangeSamples(syms);
   for (let i = 0; i < all.length; i++) {
     const e = new Map(env);
     for (const [s, v] of all[i]) e.set(s, v);
-    const t = body(k.body, e);
+    const t = of(e);
+    if (i === 3 && t) at1024 = t;
     if (!t || t.flops <= 0 || t.bytes <= 0 || !Number.isFinite(t.flops) || !Number.isFinite(t.bytes)) return undefined;
     const r = t.flops / t.bytes;
     lo = Math.min(lo, r);
@@ -156,7 +171,7 @@ function sizeRange(k: KernelIR, env: Env, syms: string[]): { value: number; rang
     if (hi > lo * RANGE_MAX_SPREAD) return undefined;
     if (i === 6) value = r;
   }
-  return value === undefined ? undefined : { value, range: [lo, hi] };
+  return value === undefined ? undefined : { value, range: [lo, hi], ...(at1024 ? { at1024 } : {}) };
 }
 
 export interface SteadyState {
@@ -258,5 +273,5 @@ function loopSteady(k: KernelIR, opts: { env: Env; gpu: GpuSpec }, report: Kerne
   const c1 = compulsoryAt(k, withSyms(2 ** 24));
   const c2 = compulsoryAt(k, withSyms(2 ** 28));
   const compulsory = c1 !== undefined && c2 !== undefined && Math.abs(c1 - c2) <= 1e-3 * Math.abs(c2) ? c2 : null;
-  return { value, loopLine: best.loop.line, loopLabel: best.loop.label, independentOf: best.symbols, limit, compulsory };
+  return { value, loopLine: best.loop.line, loopLabel: best.loop.label, independentOf: best.symbols, limit, compulsory, ...(best.range ? { range: best.range } : {}) };
 }

@@ -31,7 +31,8 @@ export interface SteadyIntensity {
    */
   scope?: 'kernel' | 'range';
   /**
-   * scope `range`: the whole kernel's intensity stays between these for every
+   * scope `range` (or a loop steady state whose body moves a little with the
+   * sizes): the intensity stays between these for every
    * value ≥ 16 of `independentOf` (their ratio is at most 1.25); `value` is its
    * limit as they grow. The verdict holds at both ends.
    */

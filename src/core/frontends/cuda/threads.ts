@@ -11,7 +11,7 @@
  *     (`if (i >= n) return;`) it is not taken;
  *   - data-dependent (or on a runtime scalar): the costlier arm.
  */
-import { decide, type BoundsShape, type CondClass as EngineClass, type Side } from '../../engine/branch';
+import { decide, interiorArm, type BoundsShape, type CondClass as EngineClass, type Side } from '../../engine/branch';
 import { condExprs, evalCond, flipOp, negateOp, type CmpOp, type Cond } from '../../engine/cond';
 import { countThreads, type ThreadSpace } from '../../engine/threads';
 import { evaluate, freeSymbols, ONE, sub, type Expr } from '../../sym/expr';
@@ -53,6 +53,8 @@ function classify(st: Interp, v: Val): CondClass {
     for (const n of freeSymbols(e)) if (!st.syms.get(n)) names.add(n);
   }
   if (kinds.has('opaque')) return { k: 'data' };
+  const mixed = kinds.has('thread') && (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) ? threadWithinBounds(st, c) : undefined;
+  if (mixed) return mixed;
   if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) return { k: 'bounds', shape: boundsShape(st, c) };
   const env = st.env();
   const unbound = [...names].filter((n) => !env.has(n));
@@ -61,6 +63,34 @@ function classify(st: Interp, v: Val): CondClass {
   const value = evalCond(c, env);
   if (value !== undefined) return { k: 'const', value };
   return runtime ? { k: 'runtime' } : { k: 'compile', names: unbound };
+}
+
+/**
+ * `tid == 0 && blockIdx.x < n`: a thread condition joined to a bounds check.
+ * The bounds part holds in the interior tile (the engine's rule, read from its
+ * comparisons), so the condition selects the threads of the thread part —
+ * not an edge tile because `tid == 0` reads like `pid == 0`. Undefined when
+ * the parts do not separate that way.
+ */
+function threadWithinBounds(st: Interp, c: Cond): CondClass | undefined {
+  const parts: Cond[] = [];
+  const flat = (x: Cond): void => (x.k === 'and' ? (flat(x.l), flat(x.r)) : void parts.push(x));
+  flat(c);
+  const kindsOf = (x: Cond): Set<string> => new Set((condExprs(x) ?? []).flatMap((e) => [...st.syms.kinds(e)]));
+  const thread: Cond[] = [];
+  const bounds: Cond[] = [];
+  for (const p of parts) {
+    const k = kindsOf(p);
+    const isThread = k.has('thread') || k.has('geom');
+    const isBounds = k.has('block') || k.has('iter') || k.has('clip');
+    if (isThread && isBounds) return undefined;
+    (isThread ? thread : bounds).push(p);
+  }
+  if (!thread.length || !bounds.length) return undefined;
+  const join = (xs: Cond[]): Cond => xs.reduce((l, r) => ({ k: 'and', l, r }));
+  if (interiorArm(boundsShape(st, join(bounds))) !== 'then') return undefined;
+  st.notes.assume('interiorTile');
+  return { k: 'thread', cond: join(thread) };
 }
 
 /** What each side of a bounds check's comparisons is, for the engine's choice of the interior arm. */

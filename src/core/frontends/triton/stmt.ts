@@ -14,6 +14,7 @@ import { binaryOp } from './expr';
 import { canonical } from './module';
 import { offAdvance, offRange, offUnknown } from './offsets';
 import type { TritonState } from './state';
+import { isFloat } from '../common';
 import { callArgs, dotted, field, line, named, shorten } from './syntax';
 import { constInt, NONE, scalar, union, unknown, type Val } from './values';
 
@@ -275,7 +276,7 @@ function execFor(st: TritonState, s: Node): void {
   const carried = assignedIn(body);
   bindTarget(st, left, loopVal);
   widenCarriedPointers(st, body, carried, trips);
-  markVarying(st, carried, id);
+  markVarying(st, carried, id, body);
   st.loops.push({ id, trips, carried });
   try {
     st.rec.loop(ln, label, trips, () => execBlock(st, body));
@@ -294,7 +295,7 @@ function execWhile(st: TritonState, s: Node): void {
   const id = ++st.loopIds;
   const carried = assignedIn(body);
   widenCarriedPointers(st, body, carried, trips);
-  markVarying(st, carried, id);
+  markVarying(st, carried, id, body);
   st.loops.push({ id, trips, carried });
   try {
     st.rec.loop(ln, `while ${shorten(cond?.text ?? '', 50)}`, trips, () => execBlock(st, body));
@@ -303,17 +304,43 @@ function execWhile(st: TritonState, s: Node): void {
   }
 }
 
-function markVarying(st: TritonState, carried: Set<string>, id: number): void {
+function markVarying(st: TritonState, carried: Set<string>, id: number, body: Node): void {
+  const additive = additiveOnly(body, carried);
   for (const n of carried) {
     const v = st.lookup(n);
-    // A scalar the loop reassigns (`ki = tl.where(ki == k_tiles - 1, 0, ki + 1)`, `tile_id += NUM_SMS`) has its
-    // entry value only on the first trip: a condition on it is not decided by that value but depends on
-    // the trip, like one on data (its arm counts as taken, said).
-    if (v?.k === 'num' && v.shape.length === 0 && !v.ptr && v.value !== undefined)
-      st.frame.vars.set(n, { ...v, value: undefined, isConst: false, data: true, off: offUnknown(), loops: union(v.loops, [id]) });
-    else if (v?.k === 'num') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
+    // A scalar the loop reassigns has its entry value only on the first trip: a condition on it is not
+    // decided by that value. Stepped by a constant (`i4_start += num_jobs * BLOCK`) it is an index that
+    // moves with the trip, like a loop variable; reset or selected (`ki = tl.where(ki == k_tiles - 1, 0,
+    // ki + 1)`) it depends on the trip like data (a condition on it counts its arm as taken, said).
+    if (v?.k === 'num' && v.shape.length === 0 && !v.ptr && v.value !== undefined && !isFloat(v.dtype)) {
+      const moving = sym(`⟨${n}@${line(body)}⟩`);
+      if (additive.has(n)) st.frame.vars.set(n, { ...v, value: moving, isConst: false, off: offUnknown(), loops: union(v.loops, [id]) });
+      else st.frame.vars.set(n, { ...v, value: undefined, isConst: false, data: true, off: offUnknown(), loops: union(v.loops, [id]) });
+    } else if (v?.k === 'num') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
     else if (v?.k === 'blockptr') st.frame.vars.set(n, { ...v, loops: union(v.loops, [id]) });
   }
+}
+
+/** Names whose every assignment in the body adds to them (`x += e`, `x = x + e`, `x -= e`). */
+function additiveOnly(body: Node, names: Set<string>): Set<string> {
+  const ok = new Set(names);
+  const visit = (n: Node, d: number): void => {
+    if (d > 200) return;
+    if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+      const l = field(n, 'left');
+      const targets = l?.type === 'identifier' ? [l.text] : l ? named(l).filter((c) => c.type === 'identifier').map((c) => c.text) : [];
+      for (const t of targets) {
+        if (!ok.has(t)) continue;
+        const op = n.type === 'augmented_assignment' ? field(n, 'operator')?.text : '=';
+        const r = field(n, 'right');
+        const selfPlus = r?.type === 'binary_operator' && (field(r, 'operator')?.text === '+' || field(r, 'operator')?.text === '-') && field(r, 'left')?.text === t;
+        if (!(l?.type === 'identifier' && (op === '+=' || op === '-=' || (op === '=' && selfPlus)))) ok.delete(t);
+      }
+    }
+    for (const c of n.namedChildren) if (c) visit(c, d + 1);
+  };
+  visit(body, 0);
+  return ok;
 }
 
 /** Pointers advanced each trip (`p += BK * stride`) cover trips × step: widen them before the body runs. */
