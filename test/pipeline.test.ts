@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { analyzeSource } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import { diffPipelines } from '../src/core/report/diff';
-import { pipelineLens } from '../src/core/report/pipelines';
+import { pipelineLens, pipelineRows, pipelineSummary } from '../src/core/report/pipelines';
 import type { MultiGpuReport } from '../src/core/report/render';
 import { loadParsers } from './check';
 
@@ -42,6 +42,19 @@ describe('pipelines', () => {
     assert.equal(pl.total.resolved, 2);
     assert.equal(pl.total.complete, false);
     assert.ok(pl.notes.some((n) => /lower bounds/.test(n)));
+  });
+
+  it('with no launch resolved, the totals are "?" — never a free pipeline of 0 ns', async () => {
+    const p = await loadParsers();
+    // The fixture's host sizes made unknown: no launch has numbers.
+    const src = fs.readFileSync(FIXTURE, 'utf8').replace(/torch\.randn\(\([^)]*\)/g, 'torch.randn(unknown_shape()');
+    const r = analyzeSource(src, p, { gpu, path: 'sizeless.py' });
+    const pl = r.pipelines!.find((x) => x.name === 'forward' || x.name === 'main');
+    assert.ok(pl, `pipelines: ${r.pipelines?.map((x) => x.name)}`);
+    if (pl.total.resolved !== 0) return assert.fail(`expected no resolved launch: ${JSON.stringify(pl.launches.map((l) => l.unresolved))}`);
+    assert.match(pipelineSummary(pl), /none with numbers yet/);
+    assert.deepEqual(pipelineRows(pl).at(-1)!.slice(4, 8), ['?', '?', '?', 'no launch has numbers']);
+    assert.match(pipelineLens(pl, gpu.name), /no launch has numbers/);
   });
 
   it('diff reports a pipeline whose total time bound changed', async () => {

@@ -43,7 +43,12 @@ export function pipelineRows(p: PipelineReport): string[][] {
       ]);
   });
   const t = p.total;
-  rows.push(['', 'total', '', '', flops(t.flops), bytes(t.compulsoryBytes), seconds(t.time.lower), t.memoryBoundShare === null ? '?' : `${percent(t.memoryBoundShare)} memory-bound`, '100 %']);
+  // No launch with numbers: a total of 0 would read as a free pipeline.
+  if (t.resolved === 0) rows.push(['', 'total', '', '', '?', '?', '?', 'no launch has numbers', '–']);
+  else {
+    const m = t.complete ? '' : '≥ ';
+    rows.push(['', 'total', '', '', `${m}${flops(t.flops)}`, `${m}${bytes(t.compulsoryBytes)}`, `${m}${seconds(t.time.lower)}`, t.memoryBoundShare === null ? '?' : `${percent(t.memoryBoundShare)} memory-bound`, '100 %']);
+  }
   return rows;
 }
 
@@ -57,6 +62,7 @@ export function fusionLines(p: PipelineReport): string[] {
 
 export function pipelineSummary(p: PipelineReport): string {
   const t = p.total;
+  if (t.resolved === 0) return `${t.launches} launch${t.launches === 1 ? '' : 'es'}, none with numbers yet: each says what it needs`;
   return `${t.launches} launches, ${flops(t.flops)}, ${bytes(t.compulsoryBytes)} compulsory → ${intensity(t.intensity)} FLOP/B; T_lower ${seconds(t.time.lower)}, T_upper ${seconds(t.time.upper)} (T_math ${seconds(t.time.math)}, T_mem ${seconds(t.time.memory)})${t.complete ? '' : '; lower bound: some launches have no numbers'}`;
 }
 
