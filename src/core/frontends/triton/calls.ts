@@ -27,8 +27,8 @@ const PTR_NAME = /(ptr|Ptr|PTR|_p|pointer|base)$/;
 const NOOP_CALLS = new Set(['tl.static_assert', 'tl.device_assert', 'tl.static_print', 'tl.device_print', 'tl.debug_barrier', 'tl.assume', 'print']);
 const HINTS = new Set(['tl.multiple_of', 'tl.max_contiguous', 'tl.max_constancy', 'tl.optimization_barrier']);
 
-/** Triton's random-number functions, by name. */
-const TL_RANDOM = new Set(['philox', 'uint_to_uniform_float', 'pair_uniform_to_normal', 'randint4x']);
+/** Triton functions a project module often re-exports (random numbers, tensor descriptors), by name. */
+const TL_LIBRARY = new Set(['philox', 'uint_to_uniform_float', 'pair_uniform_to_normal', 'randint4x', 'make_tensor_descriptor']);
 
 export function call(st: TritonState, n: Node): Val {
   const fnode = field(n, 'function');
@@ -465,9 +465,9 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
     default:
       break;
   }
-  // Triton's random-number functions re-exported by a project module (`from mylib.random import
-  // uint_to_uniform_float`): counted as Triton's, and said.
-  if (!name.startsWith('tl.') && TL_RANDOM.has(short)) {
+  // Triton functions re-exported by a project module (`from mylib.random import uint_to_uniform_float`,
+  // `from mylib.op import make_tensor_descriptor`): counted as Triton's, and said.
+  if (!name.startsWith('tl.') && TL_LIBRARY.has(short)) {
     st.notes.assume('namedLibrary', name, `tl.${short}`);
     return builtin(st, `tl.${short}`, pos, kw, n);
   }
