@@ -482,7 +482,7 @@ function builtinField(st: Interp, n: Node): Val | undefined {
   if (arg.text === 'threadIdx' || arg.text === 'blockIdx') {
     // Along a dimension of size 1 the index is 0 (a 1-D grid's blockIdx.y), as WGSL's workgroup_id.y.
     const size = st.dim(`${arg.text === 'threadIdx' ? 'blockDim' : 'gridDim'}.${f}`);
-    return intVal(evaluate(size, new Map()) === 1 ? num(0) : sym(name));
+    return intVal(evaluate(size, st.env()) === 1 ? num(0) : sym(name));
   }
   return intVal(st.dim(name));
 }

@@ -201,5 +201,21 @@ function runBefore(host: Interp, block: Node, stop: Node): void {
     if (s.startIndex >= stop.startIndex) return;
     if (s.type === 'declaration') execStmt(host, s);
     else if (s.type === 'expression_statement' && named(s)[0]?.type === 'assignment_expression') execStmt(host, s);
+    else forgetWrittenThrough(host, s);
+  }
+}
+
+/**
+ * A call that is given a variable's address may write it
+ * (`cudaOccupancyMaxPotentialBlockSize(&numBlocks, &blockSize, k)`,
+ * `cudaDeviceGetAttribute(&numSms, …)`): the integer's value before the call
+ * (often a placeholder 0) is no longer known. Pointers keep their identity.
+ */
+function forgetWrittenThrough(host: Interp, s: Node): void {
+  for (const p of s.descendantsOfType('pointer_expression')) {
+    const arg = p.childForFieldName('argument');
+    if (p.childForFieldName('operator')?.text !== '&' || arg?.type !== 'identifier') continue;
+    const cell = host.frame.scope.lookup(arg.text);
+    if (cell && isIntTy(cell.ty)) host.frame.scope.vars.set(arg.text, { ...cell, val: { ty: cell.ty, konst: false, data: false } });
   }
 }
