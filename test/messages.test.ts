@@ -81,6 +81,7 @@ const ASSUMPTION_SAMPLES: AssumptionSamples = {
   earlyExit: ['if pid >= n: return', 12],
   interiorElse: ['if i >= n', 3],
   branchTaken: ['if x > 0', 14],
+  periodicBranch: ['if ki == k_tiles - 1', 12, 'ki', 'cdiv(K, BK)'],
   costlierArm: ['if x > 0 … else', 14],
   costlierChoice: ['if EVEN_K', 20, '`EVEN_K`'],
   persistentLoop: [8, 'cdiv(n, P)'],

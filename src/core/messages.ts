@@ -178,6 +178,8 @@ export const ASSUMPTIONS = {
   earlyExit: (what: string, line: number) => `early exit ${bt(what)} (line ${line}) not taken`,
   interiorElse: (what: string, line: number) => `${bt(what)} (line ${line}) fails inside the tile: its else arm is counted (interior tile)`,
   branchTaken: (what: string, line: number) => `data-dependent branch ${bt(what)} (line ${line}) counted as taken (upper bound)`,
+  periodicBranch: (what: string, line: number, counter: string, period: string) =>
+    `${bt(what)} (line ${line}) holds once every ${period} trips: ${bt(counter)} counts 0, 1, … and wraps at ${period}; its arm is counted on 1 trip in ${period}`,
   costlierArm: (what: string, line: number) => `data-dependent ${bt(what)} (line ${line}): the costlier arm is counted (upper bound)`,
   costlierChoice: (what: string, line: number, names: string) =>
     `${bt(what)} (line ${line}) depends on ${names}, not bound: the costlier choice is counted; bind it to decide`,

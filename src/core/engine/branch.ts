@@ -25,6 +25,7 @@
  * every tile, so the costlier arm counts.
  */
 import type { CmpOp } from './cond';
+import { div, ONE, printExpr, sub, type Expr } from '../sym/expr';
 import type { ChoiceWhy } from '../ir';
 import type { Arm, Recorder, Notes } from './recorder';
 
@@ -102,6 +103,11 @@ function flip(op: CmpOp): CmpOp {
 
 export type CondClass =
   | { k: 'const'; value: boolean }
+  /**
+   * On a counter the loop steps by 1 and wraps at `period` (`ki = ki == P - 1 ? 0 : ki + 1`):
+   * `ki == c` holds on 1 trip in `period` (`on: 'then'`), `ki != c` on the others (`on: 'else'`).
+   */
+  | { k: 'periodic'; period: Expr; on: 'then' | 'else'; counter: string }
   | { k: 'compile'; names: string[] }
   | { k: 'thread' }
   | { k: 'bounds'; shape?: BoundsShape }
@@ -141,6 +147,15 @@ export function decide(e: Engine, cls: CondClass, s: IfStatement, hooks: BranchH
     case 'const':
       (cls.value ? s.then : s.else)?.();
       return;
+    case 'periodic': {
+      // The arm the counter's one value selects runs on 1 trip in `period`, the other on the rest.
+      e.notes.assume('periodicBranch', what, s.line, cls.counter, printExpr(cls.period));
+      const once = div(ONE, cls.period);
+      const [rare, common] = cls.on === 'then' ? [s.then, s.else] : [s.else, s.then];
+      if (rare) e.rec.fraction(s.line, `${what} (1 trip in ${printExpr(cls.period)})`, once, rare);
+      if (common) e.rec.fraction(s.line, `${what} (the other trips)`, sub(ONE, once), common);
+      return;
+    }
     case 'compile': {
       for (const n of cls.names) e.notes.need(n);
       e.notes.say('unknownCondition', s.line, s.text);

@@ -142,6 +142,11 @@ export class Recorder {
     return this.within({ kind: 'loop', line, trips, label, events: [], children: [] }, body);
   }
 
+  /** A branch that runs on a fraction of the enclosing loop's trips (a periodic condition). */
+  fraction<T>(line: number, label: string, share: Expr, body: () => T): T {
+    return this.within({ kind: 'branch', line, trips: share, label, events: [], children: [] }, body);
+  }
+
   /** A branch counted as taken (a data-dependent `if` with no `else`). */
   taken<T>(line: number, label: string, body: () => T): T {
     return this.within({ kind: 'branch', line, trips: ONE, label, events: [], children: [] }, body);

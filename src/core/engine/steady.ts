@@ -41,7 +41,7 @@ function body(r: Region, env: Env): Totals | null {
       continue;
     }
     const inner = body(c, env);
-    const trips = c.kind === 'loop' ? evaluate(c.trips, env) : 1;
+    const trips = c.kind === 'loop' || c.kind === 'branch' ? evaluate(c.trips, env) : 1;
     if (!inner || trips === undefined) return null;
     t.flops += inner.flops * Math.max(0, trips);
     t.bytes += inner.bytes * Math.max(0, trips);

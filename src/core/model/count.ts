@@ -101,7 +101,8 @@ function addAcc(acc: Acc, sub: Acc): void {
 
 function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc {
   if (r.kind === 'choice') return walkChoice(r, mult, multVal, w);
-  const trips = r.kind === 'loop' ? r.trips : ONE;
+  // A branch's trips: 1, or the share of the loop's trips a periodic condition holds on.
+  const trips = r.kind === 'loop' || r.kind === 'branch' ? r.trips : ONE;
   const tripsVal = evaluate(trips, w.env);
   if (tripsVal === undefined) freeSymbols(trips, w.free);
   const m = mul(mult, trips);
@@ -114,7 +115,7 @@ function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
       line: r.line,
       kind: r.kind,
       label: r.label,
-      trips: r.kind === 'loop' ? (tripsVal === undefined ? null : Math.max(0, tripsVal)) : 1,
+      trips: tripsVal === undefined ? null : Math.max(0, tripsVal),
       tripsFormula: printExpr(trips),
       flops: acc.flops,
       loadBytes: acc.load,

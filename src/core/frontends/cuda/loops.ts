@@ -316,9 +316,11 @@ function regionLoop(st: Interp, n: Node, trips: Expr, steps: Map<string, Step>, 
     const cell = st.frame.scope.lookup(name);
     if (cell && !cell.alias && !cell.memRef) outer.set(name, { cell, start: cell.val });
   }
+  const counters = wrappingCounters(st, body, outer);
   st.inRegion(loopRegion(st, n, trips), () => {
     const it = st.syms.fresh(`it@${st.line(n)}`, { kind: 'iter', lo: ZERO, hi: sub(trips, ONE) });
     st.pushScope();
+    for (const [v, p] of counters) st.counters.set(v, p);
     try {
       for (const [name, { cell, start }] of outer) {
         const value = geoVar?.name === name ? { ...start, e: geoVar.value } : advance(st, start, steps.get(name)!, it);
@@ -328,9 +330,38 @@ function regionLoop(st: Interp, n: Node, trips: Expr, steps: Map<string, Step>, 
       execStmt(st, body);
     } finally {
       st.popScope();
+      for (const v of counters.keys()) st.counters.delete(v);
     }
   });
   for (const [name, { cell, start }] of outer) cell.val = advance(st, start, steps.get(name)!, trips);
+}
+
+/**
+ * Counters the body steps by 1 and wraps at P, as a statement of the body:
+ * `v = (v == E) ? 0 : v + 1;` with E known before the loop (P = E + 1).
+ */
+function wrappingCounters(st: Interp, body: Node | null, outer: Map<string, unknown>): Map<string, Expr> {
+  const out = new Map<string, Expr>();
+  for (const s of body?.type === 'compound_statement' ? named(body) : body ? [body] : []) {
+    const a = s.type === 'expression_statement' ? named(s)[0] : undefined;
+    if (a?.type !== 'assignment_expression' || a.childForFieldName('operator')?.text !== '=') continue;
+    const v = a.childForFieldName('left');
+    let r = a.childForFieldName('right');
+    while (r?.type === 'parenthesized_expression' && named(r)[0]) r = named(r)[0];
+    if (v?.type !== 'identifier' || !outer.has(v.text) || r?.type !== 'conditional_expression') continue;
+    let c = r.childForFieldName('condition');
+    while (c?.type === 'parenthesized_expression' && named(c)[0]) c = named(c)[0];
+    const zero = r.childForFieldName('consequence');
+    const next = r.childForFieldName('alternative');
+    const isCmp = c?.type === 'binary_expression' && c.childForFieldName('operator')?.text === '==' && c.childForFieldName('left')?.text === v.text;
+    const isNext = next?.type === 'binary_expression' && next.childForFieldName('operator')?.text === '+' && next.childForFieldName('left')?.text === v.text && next.childForFieldName('right')?.text === '1';
+    if (!isCmp || zero?.text !== '0' || !isNext) continue;
+    st.silent++;
+    const last = evalExpr(st, c!.childForFieldName('right'));
+    st.silent--;
+    if (last.e && !last.data) out.set(v.text, add(last.e, ONE));
+  }
+  return out;
 }
 
 function geometricLoop(

@@ -103,6 +103,8 @@ export class Interp {
   readonly unknownNames = new Set<string>();
   /** Values of `const`/`constexpr` globals, once evaluated. */
   readonly constants = new Map<string, Val>();
+  /** Counters of the loops being walked that step by 1 and wrap (`ki = ki == P - 1 ? 0 : ki + 1;`), by name: their period. */
+  readonly counters = new Map<string, Expr>();
   active: Active;
   frame: Frame;
   /** > 0 while evaluating something whose events must not count (a loop condition): the recorder's quiet count. */

@@ -28,7 +28,8 @@ export type CondClass =
   | { k: 'thread'; cond: Cond }
   | { k: 'bounds'; shape: BoundsShape }
   | { k: 'data' }
-  | { k: 'runtime' };
+  | { k: 'runtime' }
+  | { k: 'periodic'; period: Expr; on: 'then' | 'else'; counter: string };
 
 export interface Branches {
   yes?: () => void;
@@ -112,7 +113,8 @@ function boundsShape(st: Interp, c: Cond): BoundsShape {
 
 /** Runs the branches of an `if` or `?:` the way COUNTING.md counts them (engine/branch.ts). */
 export function chooseBranch(st: Interp, v: Val, n: Node, br: Branches): void {
-  const c = classify(st, v);
+  const periodic = br.condNode ? periodicOf(st, br.condNode) : undefined;
+  const c = periodic ?? classify(st, v);
   const text = br.condNode ? brief(br.condNode, 50) : brief(n, 50);
   const cls: EngineClass = c.k === 'runtime' ? { k: 'data' } : c.k === 'thread' ? { k: 'thread' } : c;
   // A decided guard that returns ends the function for every thread.
@@ -145,6 +147,19 @@ export function chooseBranch(st: Interp, v: Val, n: Node, br: Branches): void {
       },
     },
   );
+}
+
+/** `v == c` / `v != c` on a wrapping counter of an enclosing loop (loops.ts `wrappingCounters`). */
+function periodicOf(st: Interp, cond: Node): CondClass | undefined {
+  let n = cond;
+  while ((n.type === 'parenthesized_expression' || n.type === 'condition_clause') && named(n)[0]) n = named(n)[0];
+  const op = n.childForFieldName('operator')?.text;
+  if (n.type !== 'binary_expression' || (op !== '==' && op !== '!=') || st.counters.size === 0) return undefined;
+  const l = n.childForFieldName('left');
+  const r = n.childForFieldName('right');
+  const name = l?.type === 'identifier' && st.counters.has(l.text) ? l.text : r?.type === 'identifier' && st.counters.has(r.text) ? r.text : undefined;
+  if (!name) return undefined;
+  return { k: 'periodic', period: st.counters.get(name)!, on: op === '==' ? 'then' : 'else', counter: name };
 }
 
 /** While evaluating silently (a loop condition, host code) nothing is said, and a choice just runs its first arm. */

@@ -90,6 +90,8 @@ export class TritonState {
   readonly ptrDtypes = new Map<string, { dtype: Dtype; how: string }>();
   /** Loop variables' first values (masks are widest at the first trip). */
   readonly loopStarts = new Map<string, Expr>();
+  /** Counters of the loops being walked that step by 1 and wrap (`ki = tl.where(ki == P - 1, 0, ki + 1)`), by name: their period. */
+  readonly counters = new Map<string, Expr>();
   readonly resolvingGlobals = new Set<string>();
   /** Tensors of assumed element type whose loaded values were used as pointer offsets. */
   readonly indexUses = new Set<string>();

@@ -95,6 +95,8 @@ function augAssign(st: TritonState, a: Node): void {
 
 /** What a condition depends on, for the engine's branch policy. */
 function classify(st: TritonState, c: Val, cond: Node | null): CondClass {
+  const periodic = cond ? periodicOf(st, cond) : undefined;
+  if (periodic) return periodic;
   const t = st.truth(c);
   if (t !== undefined) return { k: 'const', value: t };
   if (c.k !== 'num' || c.data) return { k: 'data' };
@@ -105,6 +107,56 @@ function classify(st: TritonState, c: Val, cond: Node | null): CondClass {
 }
 
 const CMP_OPS = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+/** `ki == c` / `ki != c` on a wrapping counter of an enclosing loop (see `wrappingCounters`). */
+function periodicOf(st: TritonState, cond: Node): CondClass | undefined {
+  let n = cond;
+  while (n.type === 'parenthesized_expression' && named(n)[0]) n = named(n)[0];
+  if (n.type !== 'comparison_operator' || st.counters.size === 0) return undefined;
+  const operands = named(n);
+  const ops = n.children.filter((x) => !x.isNamed && CMP_OPS.has(x.type)).map((x) => x.type);
+  if (operands.length !== 2 || ops.length !== 1 || (ops[0] !== '==' && ops[0] !== '!=')) return undefined;
+  const side = operands.findIndex((o) => o.type === 'identifier' && st.counters.has(o.text));
+  if (side < 0) return undefined;
+  const other = st.rec.quietly(() => st.ops.eval(operands[1 - side]));
+  if (other.k !== 'num' || other.data || other.shape.length) return undefined;
+  const name = operands[side].text;
+  return { k: 'periodic', period: st.counters.get(name)!, on: ops[0] === '==' ? 'then' : 'else', counter: name };
+}
+
+/**
+ * Counters a loop body steps by 1 and wraps at P: `v = tl.where(v == E, 0, v + 1)` or
+ * `v = 0 if v == E else v + 1` as a statement of the body, E known before the loop (P = E + 1).
+ */
+function wrappingCounters(st: TritonState, body: Node, carried: Set<string>): Map<string, Expr> {
+  const out = new Map<string, Expr>();
+  for (const s of named(body)) {
+    const a = s.type === 'expression_statement' ? named(s)[0] : undefined;
+    if (a?.type !== 'assignment') continue;
+    const l = field(a, 'left');
+    const r = field(a, 'right');
+    if (l?.type !== 'identifier' || !carried.has(l.text) || !r) continue;
+    const v = l.text;
+    let cond: Node | undefined;
+    let zero: Node | undefined;
+    let next: Node | undefined;
+    if (r.type === 'call' && /(^|\.)where$/.test(field(r, 'function')?.text ?? '')) {
+      const args = named(field(r, 'arguments') ?? r).filter((x) => x.type !== 'comment');
+      [cond, zero, next] = args;
+    } else if (r.type === 'conditional_expression') {
+      [zero, cond, next] = named(r);
+    }
+    if (!cond || zero?.text !== '0' || !next) continue;
+    const isNext = next.type === 'binary_operator' && field(next, 'operator')?.text === '+' && field(next, 'left')?.text === v && field(next, 'right')?.text === '1';
+    const c = cond.type === 'parenthesized_expression' ? named(cond)[0] : cond;
+    const cops = c ? named(c) : [];
+    const isCmp = c?.type === 'comparison_operator' && cops.length === 2 && cops[0].text === v && c.children.some((x) => x.type === '==');
+    if (!isNext || !isCmp) continue;
+    const last = st.rec.quietly(() => st.scalarExpr(st.ops.eval(cops[1])));
+    if (last) out.set(v, add(last, ONE));
+  }
+  return out;
+}
 
 /**
  * What each side of a bounds check's comparisons is (an index, a number, a
@@ -276,12 +328,15 @@ function execFor(st: TritonState, s: Node): void {
   const carried = assignedIn(body);
   bindTarget(st, left, loopVal);
   widenCarriedPointers(st, body, carried, trips);
+  const counters = wrappingCounters(st, body, carried);
   markVarying(st, carried, id, body);
   st.loops.push({ id, trips, carried });
+  for (const [v, p] of counters) st.counters.set(v, p);
   try {
     st.rec.loop(ln, label, trips, () => execBlock(st, body));
   } finally {
     st.loops.pop();
+    for (const v of counters.keys()) st.counters.delete(v);
   }
 }
 

@@ -22,7 +22,8 @@ type CondClass =
   | { kind: 'const'; value: boolean | undefined; missing: string[] }
   | { kind: 'lid'; preds: ActivePred[] }
   | { kind: 'bounds' }
-  | { kind: 'data'; preds: ActivePred[] };
+  | { kind: 'data'; preds: ActivePred[] }
+  | { kind: 'periodic'; period: Expr; on: 'then' | 'else'; counter: string };
 
 export function walkIf(st: WgslState, s: IfElem): boolean {
   const line = st.lineOf(s.start);
@@ -38,6 +39,9 @@ export function walkIf(st: WgslState, s: IfElem): boolean {
       }
     : undefined;
   switch (cls.kind) {
+    case 'periodic':
+      decide(st, { k: 'periodic', period: cls.period, on: cls.on, counter: cls.counter }, { line, text, then, else: otherwise });
+      return false;
     case 'const':
       if (cls.value === undefined) for (const n of cls.missing) st.notes.need(n);
       decide(st, cls.value === undefined ? { k: 'compile', names: cls.missing } : { k: 'const', value: cls.value }, { line, text, then, else: otherwise, exits: !s.else && endsInExit(s.body) && cls.value === undefined });
@@ -106,6 +110,12 @@ function walkElse(st: WgslState, e: IfElem | BlockElem): boolean {
 
 /** Classifies a condition by what it depends on; conjunctions are split. */
 function classify(st: WgslState, cond: ExpressionElem): CondClass {
+  // `v == c` / `v != c` on a wrapping counter of an enclosing loop (loops.ts `wrappingCounters`).
+  const u = unparen(cond);
+  if (u.kind === 'binary-expression' && (u.operator.value === '==' || u.operator.value === '!=') && st.counters.size) {
+    const side = [u.left, u.right].map(unparen).find((x) => x.kind === 'ref' && st.counters.has(x.ident.originalName));
+    if (side?.kind === 'ref') return { kind: 'periodic', period: st.counters.get(side.ident.originalName)!, on: u.operator.value === '==' ? 'then' : 'else', counter: side.ident.originalName };
+  }
   const parts = conjuncts(cond);
   const vals = parts.map((p) => st.ops.evalExpr(p));
   const consts = vals.filter(isConst);

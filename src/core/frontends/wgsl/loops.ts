@@ -210,7 +210,9 @@ function walkLoop(st: WgslState, info: TripInfo, counter: string | undefined, li
   const slot = counter ? st.lookup(counter) : undefined;
   const start = slot?.val;
   const mark = markLog(st);
+  const counters = wrappingCounters(st, body);
   markMutated(st, body, counter);
+  for (const [v, p] of counters) st.counters.set(v, p);
   const counterVal = (value: number | undefined): Val => ({
     type: start?.type ?? U32,
     deps: DEP.LOOP | ((start?.deps ?? 0) & ~DEP.UNIFORM),
@@ -230,6 +232,7 @@ function walkLoop(st: WgslState, info: TripInfo, counter: string | undefined, li
     region = mergeUnrolled(parts, line, `${label} (unrolled: ${parts.length} iterations)`);
   }
   st.needsUnroll.delete(key);
+  for (const v of counters.keys()) st.counters.delete(v);
   if (slot && start) slot.val = opaqueVal(start.type, start.deps | DEP.MUT);
   if (!st.quiet) st.rec.region.children.push(region);
 }
@@ -253,6 +256,32 @@ function loopBody(st: WgslState, tripsExpr: Expr, line: number, label: string, b
   if (slot) slot.loopVar = false;
   st.restorePreds(base);
   return region;
+}
+
+/**
+ * Counters the body steps by 1 and wraps at P, as a statement of the body:
+ * `v = select(v + 1, 0, v == E);` with E known before the loop (P = E + 1).
+ */
+function wrappingCounters(st: WgslState, body: Statement[]): Map<string, Expr> {
+  const out = new Map<string, Expr>();
+  for (const s of body) {
+    if (s.kind !== 'assign' || s.op.value !== '=' || s.lhs.kind === 'phony') continue;
+    const l = unparen(s.lhs);
+    const r = unparen(s.rhs);
+    if (l.kind !== 'ref' || r.kind !== 'call-expression') continue;
+    const f = r.function;
+    const name = f.kind === 'ref' ? f.ident.originalName : f.name.originalName;
+    const v = l.ident.originalName;
+    const [next, zero, cond] = r.arguments.map(unparen);
+    if (name !== 'select' || !next || !zero || !cond) continue;
+    const isNext = next.kind === 'binary-expression' && next.operator.value === '+' && isRef(next.left, v) && unparen(next.right).kind === 'literal' && /^1[iu]?$/.test((unparen(next.right) as { value: string }).value);
+    const isZero = zero.kind === 'literal' && /^0[iu]?$/.test(zero.value);
+    const isCmp = cond.kind === 'binary-expression' && cond.operator.value === '==' && isRef(cond.left, v);
+    if (!isNext || !isZero || !isCmp || cond.kind !== 'binary-expression') continue;
+    const last = st.quietly(() => st.ops.evalExpr(cond.right));
+    if (last.sym && !hasDep(last, DEP.DATA)) out.set(v, add(last.sym, num(1)));
+  }
+  return out;
 }
 
 /** Variables assigned in a loop body change from trip to trip: their values are no longer constants. */

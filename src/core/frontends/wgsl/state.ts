@@ -82,6 +82,8 @@ export class WgslState {
   readonly unrollEnv = new Map<string, number>();
   /** Loops whose counters a local-id predicate needed. */
   readonly needsUnroll = new Set<string>();
+  /** Counters of the loops being walked that step by 1 and wrap (`ki = select(ki + 1, 0, ki == P - 1)`), by name: their period. */
+  readonly counters = new Map<string, Expr>();
   readonly log: WalkLog = { accesses: [] };
   readonly notes = new Notes();
   rec!: Recorder;
