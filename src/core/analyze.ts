@@ -16,7 +16,7 @@
  */
 import type { GpuSpec } from './gpus/types';
 import type { Diagnostic, FileIR, KernelIR, Language } from './ir';
-import { say } from './messages';
+import { pipelineText, say } from './messages';
 import { countKernel, symbolsOf } from './model/count';
 import type { Parsers } from './parsers';
 import type { AnalysisReport, FileReport, KernelReport } from './report/types';
@@ -169,7 +169,7 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
       const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
       const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
-      if (!k) out = { report: undefined, footprints: [], why: `kernel \`${inputs.kernel}\` not found in this file` };
+      if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else {
         let per = reports.get(k);
         let done = per?.get(opts.gpu);
@@ -178,10 +178,10 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
           if (!per) reports.set(k, (per = new Map()));
           per.set(opts.gpu, done);
         }
-        out = { report: done.report, footprints: k.footprints, ...(done.report ? {} : { why: 'the analysis of the kernel failed' }) };
+        out = { report: done.report, footprints: k.footprints, ...(done.report ? {} : { why: pipelineText('kernelFailed') }) };
       }
     } catch (e) {
-      out = { report: undefined, footprints: [], why: `internal error: ${String((e as Error)?.message ?? e)}` };
+      out = { report: undefined, footprints: [], why: pipelineText('internal', String((e as Error)?.message ?? e)) };
     }
     memo.set(key, out);
     return out;

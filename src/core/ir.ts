@@ -209,6 +209,8 @@ export interface HostPipelineFact {
   line: number;
   endLine: number;
   launches: HostLaunchFact[];
+  /** What the host reader says about the whole sequence (a list cut at its limit), for the report's notes. */
+  notes?: string[];
 }
 
 export interface FileIR {

@@ -235,3 +235,45 @@ export interface Assumption {
 export function assumption<K extends AssumptionId>(id: K, ...args: Parameters<(typeof ASSUMPTIONS)[K]>): Assumption {
   return { id, text: (ASSUMPTIONS[id] as (...a: unknown[]) => string)(...args) };
 }
+
+// ---------------------------------------------------------------------------
+// Pipelines (docs/pipelines.md): how often a launch runs, why it has no
+// numbers, and the notes under a pipeline's totals.
+
+export const PIPELINE_TEXT = {
+  // how often a launch runs (repeatNote)
+  loopRuns: (loop: string, line: number, n: number) => `${bt(loop)} (line ${line}) runs ${n} times`,
+  loopRunsSet: (loop: string, line: number, n: number, names: string) => `${bt(loop)} (line ${line}) runs ${n} times (${names} from --set)`,
+  loopUnknown: (loop: string, line: number) => `the trip count of ${bt(loop)} (line ${line}) is unknown`,
+  loopUnknownAt: (line: number) => `the trip count of the loop at line ${line} is unknown`,
+  whileUnknown: (kind: string, line: number) => `a ${bt(kind)} loop (line ${line}) runs an unknown number of times`,
+  ifUndecided: (cond: string, line: number) => `inside ${bt('if ' + cond)} (line ${line}), not decided: counted as taken`,
+  switchAll: (line: number) => `inside the ${bt('switch')} at line ${line}: every case counted`,
+  // the per-launch analysis (LaunchInputs.label, shown in the bindings' details)
+  launchLabel: (line: number) => `pipeline launch at line ${line}`,
+  // why a launch has no numbers (unresolved)
+  cannotAnalyse: () => 'the launch cannot be analysed',
+  notAnalysed: (kernel: string) => `kernel ${bt(kernel)} not analysed`,
+  kernelNotFound: (kernel: string) => `kernel ${bt(kernel)} not found in this file`,
+  kernelFailed: () => 'the analysis of the kernel failed',
+  internal: (what: string) => `internal error: ${what}`,
+  unitsUnknown: (names: readonly string[]) => `number of units unknown${names.length ? ` (bind ${names.map(bt).join(', ')})` : ''}`,
+  countsUnknown: (names: readonly string[]) => `counts unknown${names.length ? `: bind ${names.map(bt).join(', ')}` : ''}`,
+  kernelNotInFile: (kernel: string) => `kernel ${bt(kernel)} is not defined in this file (a header?): not analysed`,
+  libraryCall: (name: string, lib: string) => `${bt(name)} is a ${lib} call: its work is not counted (no source in this file)`,
+  shaderNotInFile: (module: string) => `the shader module ${bt(module)} is not WGSL written in this file (imported?): not analysed`,
+  noPipelineSet: () => `no ${bt('setPipeline')} before this dispatch that the analysis can follow`,
+  pipelineUnknown: (name: string) => `${bt(name)} is not a ${bt('createComputePipeline')} of this file the analysis can read`,
+  entryUnknown: (entry: string) => `entry point ${bt(entry)} is not a ${bt('@compute')} function of the shader`,
+  // notes under the totals
+  unknownLoopNote: () => 'a host loop with an unknown trip count: its launches are counted once',
+  lowerBoundsNote: (missing: number, runs: number) => `${missing} of ${runs} launches have no numbers: the totals are lower bounds`,
+  truncatedNote: (max: number) => `the host code launches more than ${max} kernels: only the first ${max} are listed`,
+} as const;
+
+export type PipelineTextId = keyof typeof PIPELINE_TEXT;
+
+/** A pipeline sentence by id. */
+export function pipelineText<K extends PipelineTextId>(id: K, ...args: Parameters<(typeof PIPELINE_TEXT)[K]>): string {
+  return (PIPELINE_TEXT[id] as (...a: unknown[]) => string)(...args);
+}

@@ -14,6 +14,7 @@ import type { GpuSpec } from '../gpus/types';
 import type { HostPipelineFact, TensorFootprint } from '../ir';
 import type { LaunchInputs } from '../frontend';
 import type { KernelReport, PipelineFusion, PipelineLaunchReport, PipelineReport, TimeBounds } from '../report/types';
+import { pipelineText } from '../messages';
 import { evaluate } from '../sym/expr';
 
 export interface LaunchAnalysis {
@@ -55,13 +56,13 @@ export function buildPipeline(fact: HostPipelineFact, gpu: GpuSpec, analyse: Ana
       complete: false,
     };
     if (!l.inputs) {
-      launches.push({ ...base, unresolved: l.unresolved ?? 'the launch cannot be analysed' });
+      launches.push({ ...base, unresolved: l.unresolved ?? pipelineText('cannotAnalyse') });
       continue;
     }
     const a = analyse(l.inputs);
     const k = a.report;
     if (!k) {
-      launches.push({ ...base, unresolved: a.why ?? `kernel \`${l.kernel}\` not analysed` });
+      launches.push({ ...base, unresolved: a.why ?? pipelineText('notAnalysed', l.kernel) });
       continue;
     }
     const env = new Map<string, number>();
@@ -75,12 +76,7 @@ export function buildPipeline(fact: HostPipelineFact, gpu: GpuSpec, analyse: Ana
       const f = a.footprints.find((x) => x.target === param);
       return { param, name: l.names[id] ?? id, id, readBytes: tensorBytes(f, env, 'read'), writtenBytes: tensorBytes(f, env, 'written') };
     });
-    const why =
-      k.units === null
-        ? `number of units unknown${k.unbound.length ? ` (bind ${k.unbound.map((x) => '`' + x + '`').join(', ')})` : ''}`
-        : t?.lower === null || t === null
-          ? `counts unknown${k.unbound.length ? `: bind ${k.unbound.map((x) => '`' + x + '`').join(', ')}` : ''}`
-          : undefined;
+    const why = k.units === null ? pipelineText('unitsUnknown', k.unbound) : t?.lower === null || t === null ? pipelineText('countsUnknown', k.unbound) : undefined;
     launches.push({
       ...base,
       units: k.units,
@@ -121,8 +117,9 @@ export function buildPipeline(fact: HostPipelineFact, gpu: GpuSpec, analyse: Ana
     if (l.bound === 'memory') memBound += rep(l) * l.time!.lower!;
   }
   for (const l of launches) if (ok(l) && time.lower! > 0) l.share = (rep(l) * l.time!.lower!) / time.lower!;
-  if (launches.some((l) => l.repeat === null)) notes.push('a host loop with an unknown trip count: its launches are counted once');
-  if (resolved < runs) notes.push(`${runs - resolved} of ${runs} launches have no numbers: the totals are lower bounds`);
+  if (launches.some((l) => l.repeat === null)) notes.push(pipelineText('unknownLoopNote'));
+  if (resolved < runs) notes.push(pipelineText('lowerBoundsNote', runs - resolved, runs));
+  if (fact.notes) notes.push(...fact.notes);
 
   // Fusion what-if: consecutive launches, same repeat, a tensor written by the first and read by the second.
   const fusion: PipelineFusion[] = [];

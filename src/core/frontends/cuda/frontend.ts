@@ -16,6 +16,7 @@ import { say } from '../../messages';
 import { CUDA_ARCH, targetArch } from './arch';
 import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
+import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
 import { brief, lineOf, Snippets, type Node } from './syntax';
 import { parseCached } from '../../parsers';
@@ -42,7 +43,9 @@ export const cudaFrontend: Frontend = (input) => {
       const defs = (ctx.source.match(/__global__/g) ?? []).length;
       diagnostics.push(defs > 0 ? say('kernelsNotFound', 1, 'CUDA', `${defs} \`__global__\` function(s)`) : say('noKernels', 1, 'CUDA (`__global__`)'));
     }
-    return { language: 'cuda', kernels: r.kernels, diagnostics, ...(r.incomplete ? { incomplete: r.incomplete } : {}) } satisfies FileIR;
+    // Launch sequences of the host code (issue 18); not while analysing one launch of one.
+    const pipelines = ctx.user.launch || r.incomplete ? [] : cudaPipelines(ctx, file);
+    return { language: 'cuda', kernels: r.kernels, diagnostics, ...(pipelines.length ? { pipelines } : {}), ...(r.incomplete ? { incomplete: r.incomplete } : {}) } satisfies FileIR;
   } finally {
     snippets.dispose();
     closed?.delete();

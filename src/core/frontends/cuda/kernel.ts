@@ -15,7 +15,7 @@ import { evaluate, mul, num, ONE, sub, sym, ZERO, type Expr } from '../../sym/ex
 import { parseDtype, seedBindings } from '../common';
 import { evalExpr, evalTemplateArg } from './expr';
 import type { FileInfo, FnDef, LaunchSite } from './file';
-import { callersParams, readLaunch, type LaunchInfo } from './launch';
+import { callersParams, launchFor, readLaunch, type LaunchInfo } from './launch';
 import { Interp, Scope } from './state';
 import { execStmt } from './stmt';
 import { lineOf, named, type Node } from './syntax';
@@ -36,7 +36,7 @@ export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef):
   (ctx.user.grid ?? []).slice(0, 3).forEach((g, i) => st.bind(`gridDim.${AXES[i]}`, g, 'user', '--grid'));
 
   const sites = file.launches.filter((l) => l.name === def.name);
-  const launch = sites[0] ? readLaunch(ctx, file, b, sites[0], sites.length) : undefined;
+  const launch = launchFor(ctx, file, b, def.name);
   templateParams(st, def, launch);
   if (launch) applyLaunch(st, def, launch);
   const suggestions = new Suggestions();

@@ -62,6 +62,26 @@ export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, 
   return { line: lineOf(site.call), block: block?.map(rename), grid: grid?.map(rename), targs, args, count, ownArgs, ...(followed ? { hostDetail: followed.detail } : {}) };
 }
 
+/**
+ * The launch a kernel's analysis reads: for one launch of a pipeline
+ * (`ctx.user.launch`), the site at its line with the values the pipeline
+ * gives the host function around it; else the file's first launch of the
+ * kernel (its host function's parameters followed to their first call site).
+ */
+export function launchFor(ctx: FrontendContext, file: FileInfo, b: BindingSet, name: string): LaunchInfo | undefined {
+  const sites = file.launches.filter((l) => l.name === name);
+  const want = ctx.user.launch;
+  if (want && want.kernel === name) {
+    const site = sites.find((s) => lineOf(s.call) === want.line);
+    if (site) {
+      const params: HostParams = new Map();
+      for (const [k, v] of Object.entries(want.frame ?? {})) if (typeof v === 'number') params.set(k, v);
+      return readLaunch(ctx, file, b, site, 1, { params, detail: want.label });
+    }
+  }
+  return sites[0] ? readLaunch(ctx, file, b, sites[0], sites.length) : undefined;
+}
+
 /** The enclosing host function of a node, if any. */
 export function hostFunctionOf(n: Node): Node | undefined {
   for (let p: Node | null = n.parent; p; p = p.parent) if (p.type === 'function_definition') return p;
@@ -103,27 +123,40 @@ export function callsOf(file: FileInfo, name: string): Node[] {
 
 const callIndex = new WeakMap<FileInfo, Map<string, Node[]>>();
 
+/** How many callers up a host function's parameters are followed (launcher ← forward ← main). */
+const MAX_CALLER_DEPTH = 3;
+
 /**
  * The values of a host function's integer parameters at its first call site
- * in the same file (`launch_saxpy(d_x, d_y, N)` in `main()`), one level up.
+ * in the same file that gives any (`launch_saxpy(d_x, d_y, N)` in `main()`);
+ * the caller's own parameters are followed the same way, up to
+ * MAX_CALLER_DEPTH levels (`layernorm(…, B, T, C)` in `forward(B, T)`,
+ * called from main()).
  */
-function callerParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node): { params: HostParams; detail: string } | undefined {
-  return callersParams(ctx, file, b, call, 1)[0];
+export function callerParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, depth = 0): { params: HostParams; detail: string } | undefined {
+  return callersParams(ctx, file, b, call, 1, depth)[0];
 }
 
-/** The parameter values of the launch's host function at each of its call sites in the file that gives some (at most `max`). */
-export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number): { params: HostParams; detail: string }[] {
-  const out: { params: HostParams; detail: string }[] = [];
+/** The parameter values of the launch's host function at each of its call sites in the file that gives some (at most `max`), callers followed up to MAX_CALLER_DEPTH. */
+export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number, depth = 0): { params: HostParams; detail: string }[] {
   const fn = hostFunctionOf(call);
   const name = fn ? functionName(fn) : undefined;
-  if (!fn || !name || name === 'main') return out;
+  if (!fn || !name || name === 'main') return [];
+  let memo = callerMemo.get(file);
+  if (!memo) callerMemo.set(file, (memo = new Map()));
+  const key = `${fn.startIndex}:${depth}:${max}`;
+  const known = memo.get(key);
+  if (known) return known;
+  memo.set(key, []);
+  const out: { params: HostParams; detail: string }[] = [];
   const names = paramNames(fn);
   for (const c of callsOf(file, name).slice(0, 8)) {
     if (out.length >= max) break;
     if (c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) continue;
+    const up = depth + 1 < MAX_CALLER_DEPTH ? callerParams(ctx, file, b, c, depth + 1) : undefined;
     const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
     const host = new Interp(ctx, file, b, root, ONE, true);
-    enterHostFunction(host, c);
+    enterHostFunction(host, c, up?.params);
     const argList = c.childForFieldName('arguments');
     const params: HostParams = new Map();
     (argList ? named(argList) : []).forEach((a, i) => {
@@ -133,11 +166,15 @@ export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSe
     });
     if (params.size) {
       const caller = hostFunctionOf(c);
-      out.push({ params, detail: `host: ${brief(c, 40)} at line ${lineOf(c)}${caller ? ` in ${functionName(caller) ?? '?'}()` : ''}` });
+      out.push({ params, detail: `host: ${brief(c, 40)} at line ${lineOf(c)}${caller ? ` in ${functionName(caller) ?? '?'}()` : ''}${up ? ` ← ${up.detail.replace(/^host: /, '')}` : ''}` });
     }
   }
+  memo.set(key, out);
   return out;
 }
+
+/** Caller parameters by host function and depth, per file read (one frontend call, one set of user inputs). */
+const callerMemo = new WeakMap<FileInfo, Map<string, { params: HostParams; detail: string }[]>>();
 
 /**
  * Host symbols passed as kernel arguments under another name

@@ -12,6 +12,7 @@ import type { Node } from 'web-tree-sitter';
 import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import type { HostLaunchFact, HostPipelineFact } from '../../ir';
+import { pipelineText } from '../../messages';
 import { evaluate } from '../../sym/expr';
 import { hostTruth, type FnInfo, type HostValue, type ModuleInfo } from './module';
 import { toLite, type Frame, type HostEnv } from './host';
@@ -105,20 +106,20 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
       if (xs.length && xs.every((x) => x !== undefined)) {
         const [lo, hi, step] = xs.length === 1 ? [0, xs[0]!, 1] : [xs[0]!, xs[1]!, xs[2] ?? 1];
         const n = step > 0 ? Math.max(0, Math.ceil((hi - lo) / step)) : null;
-        return { n, note: `\`${r.text}\` (line ${line(st)}) runs ${n} times` };
+        return n === null ? { n, note: pipelineText('loopUnknown', r.text, line(st)) } : { n, note: pipelineText('loopRuns', r.text, line(st), n) };
       }
-      return { n: null, note: `the trip count of \`${r.text}\` (line ${line(st)}) is unknown` };
+      return { n: null, note: pipelineText('loopUnknown', r.text, line(st)) };
     }
     const v = r ? host.eval(r, w.frame, line(st)) : undefined;
-    if (v?.tuple) return { n: v.tuple.length, note: `\`for … in ${r!.text}\` (line ${line(st)}) runs ${v.tuple.length} times` };
-    return { n: null, note: `the trip count of the loop at line ${line(st)} is unknown` };
+    if (v?.tuple) return { n: v.tuple.length, note: pipelineText('loopRuns', `for … in ${r!.text}`, line(st), v.tuple.length) };
+    return { n: null, note: pipelineText('loopUnknownAt', line(st)) };
   };
 
   const walkStatement = (st: Node, w: Walk, launches: HostLaunchFact[]): void => {
     switch (st.type) {
       case 'for_statement':
       case 'while_statement': {
-        const t = st.type === 'for_statement' ? trips(st, w) : { n: null, note: `a \`while\` loop (line ${line(st)}) runs an unknown number of times` };
+        const t = st.type === 'for_statement' ? trips(st, w) : { n: null, note: pipelineText('whileUnknown', 'while', line(st)) };
         const inner: Walk = { ...w, repeat: w.repeat === null || t.n === null ? null : w.repeat * t.n, repeatNote: [w.repeatNote, t.note].filter(Boolean).join('; ') };
         const body = field(st, 'body');
         if (body) walkBlock(body, inner, launches);
@@ -140,7 +141,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
         }
         if (t === false && !alts.length) return;
         // Undecided: the first arm counts (the one a reader sees first), and the launches say so.
-        if (cons) walkBlock(cons, { ...w, repeatNote: [w.repeatNote, `inside \`if ${shortText(field(st, 'condition'))}\` (line ${line(st)}), not decided: counted as taken`].filter(Boolean).join('; ') }, launches);
+        if (cons) walkBlock(cons, { ...w, repeatNote: [w.repeatNote, pipelineText('ifUndecided', shortText(field(st, 'condition')), line(st))].filter(Boolean).join('; ') }, launches);
         return;
       }
       case 'with_statement':
@@ -207,7 +208,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
         line: l.line,
         callLine: w.callLine ?? line(n),
         ...(w.via ? { via: w.via } : {}),
-        inputs: { kernel: l.kernel, line: l.line, ...(frame ? { frame } : {}), label: `pipeline launch at line ${w.callLine ?? line(n)}` },
+        inputs: { kernel: l.kernel, line: l.line, ...(frame ? { frame } : {}), label: pipelineText('launchLabel', w.callLine ?? line(n)) },
         repeat: w.repeat,
         ...(w.repeatNote ? { repeatNote: w.repeatNote } : {}),
         tensors,
@@ -256,7 +257,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
       const g = m.functions.get(via);
       if (g && launches.every((l) => l.via === via)) continue;
     }
-    out.push({ name: fn.name, line: fn.line, endLine: fn.node.endPosition.row + 1, launches });
+    out.push({ name: fn.name, line: fn.line, endLine: fn.node.endPosition.row + 1, launches, ...(launches.length >= MAX_LAUNCHES ? { notes: [pipelineText('truncatedNote', MAX_LAUNCHES)] } : {}) });
   }
   return out;
 }
