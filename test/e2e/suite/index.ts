@@ -170,6 +170,17 @@ const tests: Test[] = [
     },
   ],
   [
+    'CUDA pipeline: the lens above forward() sums its launches and prices the fusion',
+    async () => {
+      // layers.cu: 2 layers of scale (8 B per element) → add (12 B per element) over 2^24 floats:
+      // (134.2 MB + 201.3 MB) / 3.35 TB/s = 100.2 µs per layer, 200 µs in all; fusing scale → add
+      // keeps h (2^24 × 4 B written, then read) on chip: 2 × 40.1 µs = 40 % of it.
+      const doc = await open('layers.cu');
+      const title = await lensTitle(doc, 13, (t) => t.startsWith('pipeline: '));
+      check(title === 'pipeline: 4 launches · T ≥ 200 µs on H100 SXM · 100 % of it memory-bound · fusing 1 pair saves up to 40 %', `title was "${title}"`);
+    },
+  ],
+  [
     'CUDA vector add: hover on the kernel name',
     async () => {
       const doc = await open('vector_add.cu');

@@ -38,14 +38,19 @@ export interface LaunchInfo {
 /** Values a pipeline (or a call site) gives the host function around a launch, by parameter name. */
 export type HostParams = Map<string, number>;
 
-export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, site: LaunchSite, count: number, given?: { params: HostParams; detail: string }): LaunchInfo {
+/** An interpreter for host code: nothing it walks is counted (its region is the host's own). */
+export function hostInterp(ctx: FrontendContext, file: FileInfo, b: BindingSet): Interp {
   const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
-  const own = new Interp(ctx, file, b, root, ONE, true);
+  return new Interp(ctx, file, b, root, ONE, true);
+}
+
+export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, site: LaunchSite, count: number, given?: { params: HostParams; detail: string }): LaunchInfo {
+  const own = hostInterp(ctx, file, b);
   enterHostFunction(own, site.call);
   const ownArgs = site.args.map((a) => evalExpr(own, a));
   // The host function's parameters: given by a pipeline, else from its first call site in the file.
   const followed = given ?? callerParams(ctx, file, b, site.call);
-  const host = new Interp(ctx, file, b, root, ONE, true);
+  const host = hostInterp(ctx, file, b);
   enterHostFunction(host, site.call, followed?.params);
   const dims = (n: Node | undefined): Expr[] | undefined => {
     if (!n) return undefined;
@@ -154,8 +159,7 @@ export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSe
     if (out.length >= max) break;
     if (c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) continue;
     const up = depth + 1 < MAX_CALLER_DEPTH ? callerParams(ctx, file, b, c, depth + 1) : undefined;
-    const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
-    const host = new Interp(ctx, file, b, root, ONE, true);
+    const host = hostInterp(ctx, file, b);
     enterHostFunction(host, c, up?.params);
     const argList = c.childForFieldName('arguments');
     const params: HostParams = new Map();

@@ -21,15 +21,15 @@
  * `--set` of that name binds it, else it stays unknown.
  */
 import type { FrontendContext } from '../../frontend';
-import type { HostLaunchFact, HostPipelineFact, Region } from '../../ir';
+import type { HostLaunchFact, HostPipelineFact } from '../../ir';
 import { evalCond } from '../../engine/cond';
 import { pipelineText } from '../../messages';
-import { evaluate, freeSymbols, ONE } from '../../sym/expr';
+import { evaluate, freeSymbols } from '../../sym/expr';
 import { seedBindings } from '../common';
 import { evalExpr } from './expr';
 import type { FileInfo, FnDef, LaunchSite } from './file';
-import { callerParams, enterHostFunction, paramNames, type HostParams } from './launch';
-import { Interp } from './state';
+import { callerParams, enterHostFunction, hostInterp, paramNames, type HostParams } from './launch';
+import type { Interp } from './state';
 import { brief, hasToken, lineOf, named, type Node } from './syntax';
 
 interface Walk {
@@ -108,8 +108,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
    * is a symbol of its own name, which the user's `--set C=768` binds.
    */
   const hostAt = (node: Node, params: HostParams): Interp => {
-    const root: Region = { kind: 'kernel', line: 1, trips: ONE, label: 'host', events: [], children: [] };
-    const host = new Interp(ctx, file, b, root, ONE, true);
+    const host = hostInterp(ctx, file, b);
     enterHostFunction(host, node, params);
     return host;
   };
