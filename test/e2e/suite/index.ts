@@ -172,8 +172,8 @@ const tests: Test[] = [
   [
     'CUDA pipeline: the lens above forward() sums its launches and prices the fusion',
     async () => {
-      // layers.cu: 2 layers of scale (8 B per element) → add (12 B per element) over 2^24 floats:
-      // (134.2 MB + 201.3 MB) / 3.35 TB/s = 100.2 µs per layer, 200 µs in all; fusing scale → add
+      // layers.cu: 2 layers of scale_by (8 B per element) → add (12 B per element) over 2^24 floats:
+      // (134.2 MB + 201.3 MB) / 3.35 TB/s = 100.2 µs per layer, 200 µs in all; fusing scale_by → add
       // keeps h (2^24 × 4 B written, then read) on chip: 2 × 40.1 µs = 40 % of it.
       const doc = await open('layers.cu');
       const title = await lensTitle(doc, 13, (t) => t.startsWith('pipeline: '));

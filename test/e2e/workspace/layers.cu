@@ -1,7 +1,7 @@
-// Two layers of scale → add over n floats (a pipeline of 4 launches).
+// Two layers of scale_by → add over n floats (a pipeline of 4 launches).
 #include <cuda_runtime.h>
 
-__global__ void scale(const float *x, float *y, float a, int n) {
+__global__ void scale_by(const float *x, float *y, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i];
 }
@@ -13,7 +13,7 @@ __global__ void add(const float *x, const float *y, float *z, int n) {
 
 void forward(float *x, float *h, float *out, int n) {
   for (int l = 0; l < 2; l++) {
-    scale<<<(n + 255) / 256, 256>>>(x, h, 2.0f, n);
+    scale_by<<<(n + 255) / 256, 256>>>(x, h, 2.0f, n);
     add<<<(n + 255) / 256, 256>>>(x, h, out, n);
   }
 }
