@@ -69,4 +69,58 @@ describe('pipelines', () => {
     const same = diffPipelines(rep(a), rep(a), [{ status: 'modified', oldPath: 'f.py', newPath: 'f.py' }]);
     assert.equal(same[0].change, 'unchanged');
   });
+
+  describe('WebGPU command encoders', () => {
+    const WGSL = path.join(__dirname, 'fixtures', 'wgsl', 'pipeline_two_passes.ts');
+    const run = async (src: string) => {
+      const r = analyzeSource(src, await loadParsers(), { gpu, path: 'host.ts' });
+      return r.pipelines?.find((x) => x.name === 'encodeLayers');
+    };
+
+    it('the lens of the encoder function: launches, time, memory-bound share, fusion', async () => {
+      const pl = (await run(fs.readFileSync(WGSL, 'utf8')))!;
+      assert.equal(pipelineLens(pl, gpu.name), 'pipeline: 6 launches · T ≥ 18.8 µs on H100 SXM · 100 % of it memory-bound · fusing 1 pair saves up to 40 %');
+      assert.deepEqual(pl.launches.map((l) => l.tensors.map((t) => `${t.param}=${t.name}`)), [['x=xBuf', 'h=hBuf'], ['h=hBuf', 'y=yBuf', 'out=outBuf']]);
+    });
+
+    it('a loop over an array literal repeats its length; an unknown loop counts once and says so', async () => {
+      const src = fs.readFileSync(WGSL, 'utf8');
+      const overArray = (await run(src.replace('for (let layer = 0; layer < LAYERS; layer++) {', 'for (const layer of [a, b]) {')))!;
+      assert.deepEqual(overArray.launches.map((l) => l.repeat), [2, 2]);
+      const unknown = (await run(src.replace('for (let layer = 0; layer < LAYERS; layer++) {', 'for (let layer = 0; layer < layers.length; layer++) {')))!;
+      assert.deepEqual(unknown.launches.map((l) => l.repeat), [null, null]);
+      assert.match(unknown.launches[0].repeatNote ?? '', /trip count of `for \(let layer = 0; layer < layers\.length; layer\+\+\)` \(line \d+\) is unknown/);
+    });
+
+    it('a dispatch whose pipeline cannot be followed is listed with the reason; the totals are lower bounds', async () => {
+      const src = fs.readFileSync(WGSL, 'utf8');
+      const pl = (await run(src.replace('b.setPipeline(squareAdd);', 'b.setPipeline(pipelines.get("square"));')))!;
+      assert.equal(pl.launches.length, 2);
+      assert.match(pl.launches[1].unresolved ?? '', /pipelines\.get\("square"\)|createComputePipeline/);
+      assert.equal(pl.total.complete, false);
+      const imported = (await run(src.replace('{ code: squareAddCode }', '{ code: importedCode }')))!;
+      assert.match(imported.launches[1].unresolved ?? '', /not WGSL written in this file/);
+      const noSize = (await run(src.replace('b.dispatchWorkgroups(N / WG);', 'b.dispatchWorkgroups(count);')))!;
+      assert.match(noSize.launches[1].unresolved ?? '', /number of units unknown/);
+    });
+
+    it('a shader module created inside the pipeline descriptor, or two functions that both call theirs `module`', async () => {
+      const src = fs.readFileSync(WGSL, 'utf8');
+      const inline = src
+        .replace("{ module: scaleShiftModule, entryPoint", "{ module: device.createShaderModule({ code: scaleShiftCode }), entryPoint")
+        .replace("{ module: squareAddModule, entryPoint", "{ module: device.createShaderModule({ code: squareAddCode }), entryPoint");
+      assert.deepEqual((await run(inline))!.launches.map((l) => [l.kernel, l.units]), [['scale_shift', 4096], ['square_add', 4096]]);
+      // `module` names the scale_shift module in a function above, and the square_add module here: the nearest one before the pipeline wins.
+      const shadowed = src
+        .replace('export function encodeLayers(', 'function other(device) {\n  const module = device.createShaderModule({ code: scaleShiftCode });\n}\nexport function encodeLayers(')
+        .replace('const squareAddModule = device.createShaderModule', 'const module = device.createShaderModule')
+        .replace('{ module: squareAddModule, entryPoint', '{ module, entryPoint');
+      assert.deepEqual((await run(shadowed))!.launches.map((l) => [l.kernel, l.unresolved ?? 'ok']), [['scale_shift', 'ok'], ['square_add', 'ok']]);
+    });
+
+    it('one dispatch outside a loop is no pipeline', async () => {
+      const src = fs.readFileSync(WGSL, 'utf8').replace(/    const b = encoder[\s\S]*?b\.end\(\);\n/, '').replace('for (let layer = 0; layer < LAYERS; layer++) {', 'if (LAYERS > 0) {');
+      assert.equal(await run(src), undefined);
+    });
+  });
 });

@@ -32,9 +32,11 @@ export interface EmbeddedShader {
   start: number;
   /** Variable the shader module is assigned to (`const module = device.createShaderModule(…)`). */
   moduleVar: string | undefined;
+  /** Every `createShaderModule` call that takes this shader: its offset and the variable it is assigned to. */
+  modules: { name: string | undefined; at: number }[];
 }
 
-interface Pipeline {
+export interface Pipeline {
   name: string | undefined;
   moduleVar: string | undefined;
   /** Range of the pipeline descriptor, to find a shader module created inline. */
@@ -48,12 +50,31 @@ export interface Dispatch {
   text: string;
   offset: number;
   pipeline: Pipeline | undefined;
+  /** The last `setPipeline` argument before this dispatch, as written (`passes.norm`). */
+  pipelineArg: string | undefined;
+  /** Bind group index → the bind group set for it before this dispatch (`setBindGroup(0, bg)`), as written. */
+  bindGroups: Map<number, string>;
+}
+
+/** A `for`/`while` loop of the host: its body's offsets and trip count when its header is constant. */
+export interface HostLoop {
+  start: number;
+  end: number;
+  /** Offset of the `for` / `while` keyword. */
+  at: number;
+  header: string;
+  trips: number | undefined;
 }
 
 export interface HostScan {
   shaders: EmbeddedShader[];
   dispatches: Dispatch[];
   diagnostics: Diagnostic[];
+  /** Bind groups by the expression they are assigned to (`bg`, `this.groups.norm`): binding → buffer expression. */
+  bindGroups: Map<string, Map<number, string>>;
+  loops: HostLoop[];
+  /** The host's functions (pipelines are read per function). */
+  scopes: FnScope[];
 }
 
 type JsValue = number | string | undefined;
@@ -82,10 +103,17 @@ class HostScanner {
     this.collectConsts();
     this.scopes = functionScopes(this.sig);
     const shaders = new Map<number, EmbeddedShader>();
-    for (const [lit, moduleVar] of [...this.moduleLiterals(), ...this.markedLiterals()]) {
-      if (shaders.has(lit.start)) continue;
+    for (const [lit, moduleVar, at] of [...this.moduleLiterals(), ...this.markedLiterals()]) {
+      const known = shaders.get(lit.start);
+      if (known) {
+        if (at !== undefined) known.modules.push({ name: moduleVar, at });
+        known.moduleVar ??= moduleVar;
+        continue;
+      }
       const sh = this.extract(lit, moduleVar);
-      if (sh) shaders.set(lit.start, sh);
+      if (!sh) continue;
+      if (at !== undefined) sh.modules.push({ name: moduleVar, at });
+      shaders.set(lit.start, sh);
     }
     // Compute shaders returned by a function or held in a field / variable, which reach
     // createShaderModule through a parameter: analysed as written, and said so.
@@ -102,6 +130,9 @@ class HostScanner {
       shaders: [...shaders.values()].sort((a, b) => a.start - b.start),
       dispatches: this.dispatches(pipelines),
       diagnostics: this.diagnostics,
+      bindGroups: this.bindGroups(),
+      loops: this.loops(),
+      scopes: this.scopes,
     };
   }
 
@@ -162,30 +193,30 @@ class HostScanner {
     return this.sig.length - 1;
   }
 
-  /** Literals passed as `code` to `createShaderModule`, with the module's variable. */
-  private moduleLiterals(): [JsToken, string | undefined][] {
-    const out: [JsToken, string | undefined][] = [];
+  /** Literals passed as `code` to `createShaderModule`, with the module's variable and the call's offset. */
+  private moduleLiterals(): [JsToken, string | undefined, number | undefined][] {
+    const out: [JsToken, string | undefined, number | undefined][] = [];
     const t = this.sig;
     for (let i = 0; i + 2 < t.length; i++) {
       if (t[i].text !== 'createShaderModule' || t[i + 1].text !== '(' || t[i + 2].text !== '{') continue;
       const value = this.property(i + 2, 'code');
       if (!value) continue;
       const lit = this.literalOf(value);
-      if (lit) out.push([lit, this.assignedName(i)]);
+      if (lit) out.push([lit, this.assignedName(i), t[i].start]);
       else this.diagnostics.push(say('unresolvedCode', this.lineOf(value.start), value.text));
     }
     return out;
   }
 
   /** Template literals marked `/* wgsl *\/` or tagged `wgsl`. */
-  private markedLiterals(): [JsToken, string | undefined][] {
-    const out: [JsToken, string | undefined][] = [];
+  private markedLiterals(): [JsToken, string | undefined, number | undefined][] {
+    const out: [JsToken, string | undefined, number | undefined][] = [];
     this.all.forEach((tok, i) => {
       if (tok.kind !== 'template' || i === 0) return;
       const prev = this.all[i - 1];
       const marked = prev.kind === 'comment' && prev.text.startsWith('/*') && prev.text.slice(2, -2).trim().toLowerCase() === 'wgsl';
       const tagged = prev.kind === 'ident' && prev.text === 'wgsl';
-      if (marked || tagged) out.push([tok, undefined]);
+      if (marked || tagged) out.push([tok, undefined, undefined]);
     });
     return out;
   }
@@ -228,6 +259,25 @@ class HostScanner {
     return this.sig[k]?.kind === 'ident' ? this.sig[k].text : undefined;
   }
 
+  /** The expression a call's result is assigned to, member chains included: `this.groups.norm = device.createBindGroup(`. */
+  private assignedTarget(callIdx: number): string | undefined {
+    let k = callIdx - 1;
+    while (k >= 1 && (this.sig[k].text === '.' || this.sig[k].text === '?.') && this.sig[k - 1].kind === 'ident') k -= 2;
+    if (this.sig[k]?.text === 'await') k--;
+    if (this.sig[k]?.text !== '=') return undefined;
+    let j = k - 1;
+    if (this.sig[j]?.kind !== 'ident') j = this.typeAnnotationStart(j);
+    if (this.sig[j]?.kind !== 'ident') return undefined;
+    const end = j;
+    while (j >= 2 && this.sig[j - 1].text === '.' && this.sig[j - 2].kind === 'ident') j -= 2;
+    return this.sig.slice(j, end + 1).map((x) => x.text).join('');
+  }
+
+  /** The tokens from `a` up to (not including) `b`, joined without spaces: an expression as written. */
+  private textOf(a: number, b: number): string {
+    return this.sig.slice(a, b).map((x) => x.text).join('');
+  }
+
   /** Skips back over a TypeScript annotation `name: Type =` to the name. */
   private typeAnnotationStart(k: number): number {
     for (let j = k; j >= 1 && k - j < 8; j--) if (this.sig[j].text === ':' && this.sig[j - 1].kind === 'ident') return j - 1;
@@ -235,7 +285,7 @@ class HostScanner {
   }
 
   private extract(lit: JsToken, moduleVar: string | undefined): EmbeddedShader | undefined {
-    if (lit.kind === 'string') return { code: lit.value ?? '', offsets: lit.offsets ?? [], start: lit.start, moduleVar };
+    if (lit.kind === 'string') return { code: lit.value ?? '', offsets: lit.offsets ?? [], start: lit.start, moduleVar, modules: [] };
     let code = '';
     const offsets: number[] = [];
     // Parameters kept as symbols: the override each becomes, and where it is first used.
@@ -280,7 +330,7 @@ class HostScanner {
       for (let i = 0; i < decl.length; i++) offsets.push(at);
       this.diagnostics.push(say('interpolationParam', this.lineOf(at), expr, name, symbol));
     }
-    return { code, offsets, start: lit.start, moduleVar };
+    return { code, offsets, start: lit.start, moduleVar, modules: [] };
   }
 
   /** An interpolation over parameters of the functions around the literal, as a WGSL expression. */
@@ -326,17 +376,118 @@ class HostScanner {
     const out: Dispatch[] = [];
     const t = this.sig;
     let current: Pipeline | undefined;
+    let currentArg: string | undefined;
+    const groups = new Map<number, string>();
     for (let i = 0; i + 1 < t.length; i++) {
-      if (t[i].text === 'setPipeline' && t[i + 1].text === '(' && t[i + 2]?.kind === 'ident')
-        current = pipelines.find((p) => p.name === t[i + 2].text);
+      if (t[i].text === 'setPipeline' && t[i + 1].text === '(') {
+        // `setPipeline(p)`, `setPipeline(this.passes.norm)`: the pipeline by the last name of the chain.
+        const close = this.closing(i + 1);
+        currentArg = this.textOf(i + 2, close);
+        const last = t[close - 1];
+        current = last?.kind === 'ident' ? pipelines.find((p) => p.name === last.text) : undefined;
+      }
+      if (t[i].text === 'setBindGroup' && t[i + 1].text === '(') {
+        const close = this.closing(i + 1);
+        const args = splitArgs(t.slice(i + 2, close));
+        const index = args[0] ? this.evaluate(args[0], new Set()) : undefined;
+        if (typeof index === 'number' && args[1]?.length) groups.set(index, args[1].map((x) => x.text).join(''));
+      }
       if (t[i].text !== 'dispatchWorkgroups' || t[i + 1].text !== '(') continue;
       const close = this.closing(i + 1);
       const args = splitArgs(t.slice(i + 2, close));
       const values = args.map((a) => this.evaluate(a, new Set()));
       const grid = values.every((v) => typeof v === 'number') ? (values as number[]) : undefined;
-      out.push({ grid, text: this.src.slice(t[i + 1].end, t[close]?.start ?? t[i + 1].end), offset: t[i].start, pipeline: current });
+      out.push({ grid, text: this.src.slice(t[i + 1].end, t[close]?.start ?? t[i + 1].end), offset: t[i].start, pipeline: current, pipelineArg: currentArg, bindGroups: new Map(groups) });
     }
     return out;
+  }
+
+  /** `X = device.createBindGroup({ …, entries: [{ binding: 0, resource: { buffer: buf } }, …] })`: binding → buffer, by X. */
+  private bindGroups(): Map<string, Map<number, string>> {
+    const out = new Map<string, Map<number, string>>();
+    const t = this.sig;
+    for (let i = 0; i + 1 < t.length; i++) {
+      if (t[i].text !== 'createBindGroup' || t[i + 1].text !== '(') continue;
+      const name = this.assignedTarget(i);
+      const close = this.closing(i + 1);
+      const entries = new Map<number, string>();
+      for (let k = i + 2; k < close; k++) {
+        if (t[k].text !== 'binding' || t[k + 1]?.text !== ':' || t[k + 2]?.kind !== 'number') continue;
+        const binding = Number(t[k + 2].text);
+        // The resource of the same entry object: `resource: { buffer: X }` or `resource: X`.
+        let depth = 0;
+        for (let r = k + 3; r < close; r++) {
+          const x = t[r].text;
+          if (x === '(' || x === '[' || x === '{') depth++;
+          if (x === ')' || x === ']' || x === '}') depth--;
+          if (depth < 0) break;
+          if (depth !== 0 || x !== 'resource' || t[r + 1]?.text !== ':') continue;
+          let v = r + 2;
+          if (t[v]?.text === '{') {
+            const end = this.closing(v);
+            const b = t.slice(v + 1, end).findIndex((y, n, a) => y.text === 'buffer' && a[n + 1]?.text === ':');
+            if (b < 0) break;
+            v = v + 1 + b + 2;
+          }
+          const end = this.statementEnd(v);
+          if (end > v) entries.set(binding, this.textOf(v, end));
+          break;
+        }
+      }
+      if (name && entries.size > 0) out.set(name, entries);
+    }
+    return out;
+  }
+
+  /**
+   * The host's `for` and `while` loops: body offsets and, for `for (let i = A; i < B; i++)`
+   * (or `+= S`, `<=`) over constants of the file and `for (const x of [a, b, c])`, the trip count.
+   */
+  private loops(): HostLoop[] {
+    const out: HostLoop[] = [];
+    const t = this.sig;
+    for (let i = 0; i + 1 < t.length; i++) {
+      if ((t[i].text !== 'for' && t[i].text !== 'while') || t[i + 1].text !== '(' || t[i].kind !== 'ident') continue;
+      const close = this.closing(i + 1);
+      const bodyStart = close + 1;
+      const bodyEnd = t[bodyStart]?.text === '{' ? this.closing(bodyStart) : this.statementEnd(bodyStart);
+      const trips = t[i].text === 'for' ? this.forTrips(t.slice(i + 2, close)) : undefined;
+      out.push({ start: t[bodyStart]?.start ?? t[close].end, end: t[Math.min(bodyEnd, t.length - 1)]?.end ?? t[close].end, at: t[i].start, header: this.src.slice(t[i].start, t[close]?.end ?? t[i].end), trips });
+    }
+    return out;
+  }
+
+  private forTrips(h: JsToken[]): number | undefined {
+    // for (const x of [a, b, c]) / for (const x of NAME) with NAME a const array literal
+    const of = h.findIndex((x) => x.text === 'of');
+    if (of > 0) {
+      let arr = h.slice(of + 1);
+      if (arr.length === 1 && arr[0].kind === 'ident') arr = this.consts.get(arr[0].text) ?? [];
+      if (arr[0]?.text !== '[' || arr[arr.length - 1]?.text !== ']') return undefined;
+      const inner = arr.slice(1, -1);
+      return inner.length === 0 ? 0 : splitArgs(inner).filter((a) => a.length > 0).length;
+    }
+    const parts: JsToken[][] = [[]];
+    let depth = 0;
+    for (const x of h) {
+      if (x.text === '(' || x.text === '[' || x.text === '{') depth++;
+      if (x.text === ')' || x.text === ']' || x.text === '}') depth--;
+      if (depth === 0 && x.text === ';') parts.push([]);
+      else parts[parts.length - 1].push(x);
+    }
+    if (parts.length !== 3) return undefined;
+    const [init, cond, step] = parts;
+    const decl = init[0]?.text === 'let' || init[0]?.text === 'var' ? init.slice(1) : init;
+    const v = decl[0]?.kind === 'ident' ? decl[0].text : undefined;
+    if (!v || decl[1]?.text !== '=' || cond[0]?.text !== v || !['<', '<='].includes(cond[1]?.text ?? '')) return undefined;
+    const lo = this.evaluate(decl.slice(2), new Set());
+    const hi = this.evaluate(cond.slice(2), new Set());
+    let s: JsValue;
+    if ((step.length === 2 && step[0].text === v && step[1].text === '++') || (step.length === 2 && step[0].text === '++' && step[1].text === v)) s = 1;
+    else if (step[0]?.text === v && step[1]?.text === '+=') s = this.evaluate(step.slice(2), new Set());
+    if (typeof lo !== 'number' || typeof hi !== 'number' || typeof s !== 'number' || s <= 0) return undefined;
+    const span = hi - lo + (cond[1].text === '<=' ? 1 : 0);
+    return Math.max(0, Math.ceil(span / s));
   }
 
   // -------------------------------------------------------------------------
@@ -508,13 +659,38 @@ function applyOp(op: string, a: JsValue, b: JsValue): JsValue {
   }
 }
 
+/**
+ * The shader a compute pipeline is built from (index into `shaders`): one whose
+ * `createShaderModule` call sits in the pipeline's descriptor, or the shader
+ * written inline there, or the module variable it names — the nearest module
+ * of that name created before the pipeline (two functions may both call theirs
+ * `module`). -1 when none.
+ */
+export function shaderOfPipeline(p: Pipeline, shaders: EmbeddedShader[]): number {
+  const inside = shaders.findIndex((sh) => sh.modules.some((m) => m.at > p.start && m.at < p.end) || (sh.start > p.start && sh.start < p.end));
+  if (inside >= 0 || p.moduleVar === undefined) return inside;
+  const named: { i: number; at: number }[] = [];
+  shaders.forEach((sh, i) => {
+    for (const m of sh.modules) if (m.name === p.moduleVar) named.push({ i, at: m.at });
+    if (sh.modules.length === 0 && sh.moduleVar === p.moduleVar) named.push({ i, at: sh.start });
+  });
+  const before = named.filter((c) => c.at < p.start).sort((x, y) => y.at - x.at);
+  const after = named.filter((c) => c.at >= p.start).sort((x, y) => x.at - y.at);
+  const best = before[0] ?? after[0];
+  return best ? best.i : -1;
+}
+
+/** Whether a compute pipeline is built from this shader. */
+export function pipelineUses(p: Pipeline, shader: EmbeddedShader, shaders: EmbeddedShader[]): boolean {
+  const i = shaderOfPipeline(p, shaders);
+  return i >= 0 && shaders[i] === shader;
+}
+
 /** The dispatch of one kernel: through its pipeline, or the file's only dispatch when there is one kernel. */
 export function dispatchFor(scan: HostScan, shader: EmbeddedShader, entry: string, kernelCount: number): Dispatch | undefined {
   const matches = scan.dispatches.filter((d) => {
     const p = d.pipeline;
-    if (!p) return false;
-    const sameModule = (shader.moduleVar !== undefined && p.moduleVar === shader.moduleVar) || (shader.start > p.start && shader.start < p.end);
-    return sameModule && (p.entryPoint === undefined || p.entryPoint === entry);
+    return p !== undefined && pipelineUses(p, shader, scan.shaders) && (p.entryPoint === undefined || p.entryPoint === entry);
   });
   if (matches.length > 0) return matches[0];
   return kernelCount === 1 && scan.dispatches.length === 1 ? scan.dispatches[0] : undefined;

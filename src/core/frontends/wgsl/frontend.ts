@@ -16,7 +16,8 @@ import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { say } from '../../messages';
 import { remember, staleKernels } from './cache';
-import { dispatchFor, scanHost, type EmbeddedShader, type HostScan } from './embedded';
+import { dispatchFor, pipelineUses, scanHost, type Dispatch, type EmbeddedShader, type HostScan } from './embedded';
+import { encoderPipelines } from './encoder';
 import { analyzeEntry } from './kernel';
 import { scanModule, type ModuleInfo } from './module';
 
@@ -40,17 +41,30 @@ export const wgslFrontend: Frontend = (ctx) => {
   const parsed = shaders.map((sh) => ({ sh, ast: parse(sh.code, path, sh.lineOf, out.diagnostics) }));
   const modules = parsed.map((p) => (p.ast ? scanModule(p.ast) : undefined));
   const kernelCount = modules.reduce((n, m) => n + (m?.entries.length ?? 0), 0);
+  // One launch of a pipeline (src/core/pipeline/): only the shader and entry point of the dispatch at that line, with its size.
+  const launch = ctx.user.launch;
+  const launched = launch && scan ? scan.dispatches.find((d) => hostLine(d.offset) === launch.line) : undefined;
+  if (launch && !launched) return out;
   let broken = false;
   parsed.forEach(({ sh, ast }, i) => {
     const mod = modules[i];
+    if (launched && !(launched.pipeline && sh.embedded && scan && pipelineUses(launched.pipeline, sh.embedded, scan.shaders))) return;
     if (!ast || !mod) {
       broken = true;
       return;
     }
-    const dispatch = (entry: string) => (scan && sh.embedded ? dispatchDetail(scan, sh.embedded, entry, kernelCount, hostLine, out) : undefined);
-    for (const k of analyzeShader(ctx, ast, mod, sh.lineOf, out, dispatch)) remember(path, k);
+    const dispatch = (entry: string) =>
+      launched ? launchDetail(launched, hostLine, out) : scan && sh.embedded ? dispatchDetail(scan, sh.embedded, entry, kernelCount, hostLine, out) : undefined;
+    const kept = analyzeShader(ctx, ast, launched ? { ...mod, entries: mod.entries.filter((f) => f.name.ident.originalName === launch!.kernel) } : mod, sh.lineOf, out, dispatch);
+    if (!launched) for (const k of kept) remember(path, k);
     broken ||= ast.diagnostics.some((d) => d.severity === 'error');
   });
+  if (launch) return out;
+  if (scan) {
+    const embedded = shaders.map((sh) => sh.embedded!);
+    const pipelines = encoderPipelines(scan, embedded, modules, hostLine);
+    if (pipelines.length) out.pipelines = pipelines;
+  }
   if (broken) out.kernels.push(...staleKernels(path, new Set(out.kernels.map((k) => k.name))));
   if (out.kernels.length === 0 && !out.diagnostics.some((d) => d.severity !== 'info')) {
     const defs = (ctx.source.match(/@compute\b/g) ?? []).length;
@@ -153,7 +167,11 @@ function parse(code: string, path: string, lineOf: (offset: number) => number, d
 /** The dispatch size of a kernel from its host file, with a diagnostic when it is not constant. */
 function dispatchDetail(scan: HostScan, sh: EmbeddedShader, entry: string, kernelCount: number, hostLine: (o: number) => number, out: FileIR): { grid: number[]; detail: string } | undefined {
   const d = dispatchFor(scan, sh, entry, kernelCount);
-  if (!d) return undefined;
+  return d ? launchDetail(d, hostLine, out) : undefined;
+}
+
+/** The size of the dispatch a pipeline launch names. */
+function launchDetail(d: Dispatch, hostLine: (o: number) => number, out: FileIR): { grid: number[]; detail: string } | undefined {
   const line = hostLine(d.offset);
   const text = d.text.trim();
   if (!d.grid) {
