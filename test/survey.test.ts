@@ -69,6 +69,16 @@ describe('survey', function () {
     assert.deepEqual([softmax.numbers, softmax.clean, softmax.suspicious], [true, true, []]);
   });
 
+  it('counts host pipelines: the three pipeline fixtures, every launch resolved, their fusion pairs', () => {
+    const of = (file: string) => doc.files.find((f) => f.file === file)?.pipelines ?? [];
+    assert.deepEqual(of('triton/pipeline_forward.py').find((p) => p.name === 'forward'), { name: 'forward', launches: 3, resolved: 3, fusion: 2 });
+    assert.deepEqual(of('cuda/pipeline_layers.cu').find((p) => p.name === 'forward'), { name: 'forward', launches: 4, resolved: 4, fusion: 2 });
+    assert.deepEqual(of('wgsl/pipeline_two_passes.ts'), [{ name: 'encodeLayers', launches: 2, resolved: 2, fusion: 1 }]);
+    const t = doc.summary.totals;
+    assert.equal(t.pipelines, doc.files.reduce((n, f) => n + (f.pipelines?.length ?? 0), 0));
+    assert.ok(t.pipelinesResolved >= 3 && t.fusionCandidates >= 5 && t.pipelineLaunchesResolved <= t.pipelineLaunches);
+  });
+
   it('flags the deliberately suspicious fixtures', () => {
     const k = (file: string) => doc.kernels.find((x) => x.file === file)!;
     assert.deepEqual(k('survey/dead_store.py').suspicious, ['storesButZeroStoreBytes']);

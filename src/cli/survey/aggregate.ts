@@ -49,6 +49,12 @@ export interface Counts {
   unknownCalls: Record<string, number>;
   /** `code` → message template → count (what each id stands for in practice). */
   templates: Record<string, Record<string, number>>;
+  /** Host pipelines (issue 18): found, their launches, launches with numbers, pipelines with every launch resolved, fusion candidates. */
+  pipelines: number;
+  pipelineLaunches: number;
+  pipelineLaunchesResolved: number;
+  pipelinesResolved: number;
+  fusionCandidates: number;
   ms: number;
 }
 
@@ -89,6 +95,11 @@ export function emptyCounts(): Counts {
     loadsButZeroLoadBytesAnyStatus: 0,
     unknownCalls: {},
     templates: {},
+    pipelines: 0,
+    pipelineLaunches: 0,
+    pipelineLaunchesResolved: 0,
+    pipelinesResolved: 0,
+    fusionCandidates: 0,
     ms: 0,
   };
 }
@@ -139,6 +150,13 @@ function addFile(c: Counts, f: FileResult): void {
     bump((c.templates[d.code] ??= {}), d.template ?? d.message);
   }
   for (const k of f.kernels) addKernel(c, k);
+  for (const p of f.pipelines ?? []) {
+    c.pipelines++;
+    c.pipelineLaunches += p.launches;
+    c.pipelineLaunchesResolved += p.resolved;
+    if (p.launches > 0 && p.resolved === p.launches) c.pipelinesResolved++;
+    c.fusionCandidates += p.fusion;
+  }
 }
 
 export function summarise(results: FileResult[], slowest = 15): Summary {

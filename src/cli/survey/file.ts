@@ -75,6 +75,15 @@ export interface FileResult {
   error?: string;
   diagnostics: SurveyDiagnostic[];
   kernels: KernelRow[];
+  /** Host pipelines of the file (issue 18): launches listed, launches with numbers, fusion candidates. */
+  pipelines?: PipelineRow[];
+}
+
+export interface PipelineRow {
+  name: string;
+  launches: number;
+  resolved: number;
+  fusion: number;
 }
 
 export interface FileJob {
@@ -111,14 +120,20 @@ interface JsonKernel {
 const parsers = lazyParsers(wasmLoader());
 
 /** Runs the CLI's `analyze` on one file and returns its parsed JSON file report. */
-async function analyzeViaCli(file: string): Promise<{ diagnostics?: JsonDiagnostic[]; kernels?: JsonKernel[] }> {
+interface JsonPipeline {
+  name?: string;
+  launches?: { unresolved?: string }[];
+  fusion?: unknown[];
+}
+
+async function analyzeViaCli(file: string): Promise<{ diagnostics?: JsonDiagnostic[]; kernels?: JsonKernel[]; pipelines?: JsonPipeline[] }> {
   let out = '';
   const code = await analyzeCommand([file, '--format', 'json'], parsers, (s) => (out += s));
   if (code !== 0) throw new Error(`analyze exited ${code}`);
   const doc = JSON.parse(out) as { files?: unknown[] };
   const f = doc.files?.[0];
   if (!f || typeof f !== 'object') throw new Error('analyze printed no file report');
-  return f as { diagnostics?: JsonDiagnostic[]; kernels?: JsonKernel[] };
+  return f as { diagnostics?: JsonDiagnostic[]; kernels?: JsonKernel[]; pipelines?: JsonPipeline[] };
 }
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
@@ -221,7 +236,7 @@ export function rowsOf(job: FileJob, source: string, report: { diagnostics?: Jso
 
 /** Surveys one file. Never throws. */
 export async function surveyFile(job: FileJob): Promise<FileResult> {
-  const base: FileResult = { file: job.display, root: job.root, language: job.language, ms: 0, bytes: 0, defined: 0, helpers: 0, otherDecorators: 0, found: 0, outcome: 'ok', diagnostics: [], kernels: [] };
+  const base: FileResult = { file: job.display, root: job.root, language: job.language, ms: 0, bytes: 0, defined: 0, helpers: 0, otherDecorators: 0, found: 0, outcome: 'ok', diagnostics: [], kernels: [], pipelines: [] };
   let source: string;
   try {
     const buf = fs.readFileSync(job.path);
@@ -246,7 +261,11 @@ export async function surveyFile(job: FileJob): Promise<FileResult> {
   base.ms = performance.now() - t0;
   try {
     const { diagnostics, kernels } = rowsOf(job, source, report);
-    return { ...base, found: kernels.length, diagnostics, kernels };
+    const pipelines = (report.pipelines ?? []).map((p) => {
+      const launches = Array.isArray(p.launches) ? p.launches : [];
+      return { name: String(p.name ?? '?'), launches: launches.length, resolved: launches.filter((l) => !l?.unresolved).length, fusion: Array.isArray(p.fusion) ? p.fusion.length : 0 };
+    });
+    return { ...base, found: kernels.length, diagnostics, kernels, pipelines };
   } catch (e) {
     return { ...base, found: report.kernels?.length ?? 0, outcome: 'crash', error: `survey could not read the report: ${(e as Error).message}` };
   }

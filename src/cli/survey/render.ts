@@ -42,6 +42,10 @@ export function countRows(cols: Counts[]): string[][] {
     r('SUSPICIOUS loads, 0 load B (clean)', (c) => String(c.suspicious.loadsButZeroLoadBytes)),
     r('  (clean or not)', (c) => String(c.loadsButZeroLoadBytesAnyStatus)),
     r('kernels with an unknown call', (c) => String(c.suspicious.unknownCall)),
+    r('host pipelines (launch sequences)', (c) => String(c.pipelines)),
+    r('  launches listed / with numbers', (c) => `${c.pipelineLaunches} / ${c.pipelineLaunchesResolved}`),
+    r('  pipelines with every launch resolved', (c) => String(c.pipelinesResolved)),
+    r('  fusion candidates', (c) => String(c.fusionCandidates)),
     r('analysis time, s (sum)', (c) => (c.ms / 1000).toFixed(1)),
   ];
 }
