@@ -80,6 +80,9 @@ describe('CLI', () => {
     assert.ok(sarif.runs[0].invocations[0].toolExecutionNotifications.some((n: { descriptor: { id: string } }) => n.descriptor.id === 'unusedSet'));
     const clean = JSON.parse((await run(['analyze', path.join(FIX, 'softmax.py'), '--set', 'BLOCK_SIZE=512', '--format', 'json'])).out);
     assert.equal(clean.diagnostics, undefined);
+    // The launch geometry sets the number of programs even when the kernel's text does not name it; another language's is unused.
+    const grid = JSON.parse((await run(['analyze', path.join(FIX, 'softmax.py'), '--set', 'tl.num_programs(0)=4', '--set', 'gridDim.x=4', '--format', 'json'])).out);
+    assert.deepEqual(grid.diagnostics.map((d: { message: string }) => d.message.split(':')[0]), ['--set gridDim.x']);
   });
 
   it('text and Markdown formats show each kernel', async () => {

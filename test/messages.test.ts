@@ -45,6 +45,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   unknownCondition: ['EVEN_K'],
   dataBranch: ['x > 0'],
   threadCondition: ['tid % s == 0'],
+  firstUnitOnly: ['col == 0', ['num_workgroups.x']],
   unknownCall: ['libdevice.foo', 'define it in this file or bind its cost'],
   unknownPointerCall: ['helper', 'define it in this file'],
   unknownMember: ['cfg.scale'],

@@ -71,10 +71,19 @@ export function unusedSets(user: UserInputs, files: MultiGpuFile[]): string[] {
   const kernels = files.flatMap((f) => f.kernels);
   if (!kernels.length) return [];
   const used = new Set<string>();
+  // The launch's geometry (grid and block sizes) sets every kernel's number of units, whether its text names it or not.
+  for (const name of Object.keys(user.set)) if (files.some((f) => f.kernels.length && GEOMETRY[f.language]?.test(name))) used.add(name);
   for (const k of kernels) for (const name of Object.keys(k.bindings ?? {})) used.add(name);
   for (const f of files) for (const pl of f.pipelines ?? []) for (const l of pl.launches) for (const name of Object.keys(l.bindings ?? {})) used.add(name);
   return Object.keys(user.set).filter((name) => !used.has(name));
 }
+
+/** Names of the launch geometry, per language. */
+const GEOMETRY: Partial<Record<string, RegExp>> = {
+  cuda: /^(gridDim|blockDim)\.[xyz]$/,
+  wgsl: /^num_workgroups\.[xyz]$/,
+  triton: /^tl\.num_programs\([012]\)$/,
+};
 
 const ANALYZE_SPEC: OptionSpec = {
   valued: { ...ANALYSIS_OPTIONS.valued, '--sarif-level': [], '--root': [], '--profile': [], '--match': [] },

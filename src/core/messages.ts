@@ -75,6 +75,8 @@ export const MESSAGES = {
   unknownCondition: d('info', (cond: string) =>
     `condition ${bt(cond)} depends on a compile-time value that is not bound: the costlier branch is counted (upper bound); bind it to decide`),
   dataBranch: d('info', (cond: string) => `data-dependent branch ${bt(cond)}: the costlier arm is counted (upper bound)`),
+  firstUnitOnly: d('warning', (cond: string, axes: readonly string[]) =>
+    `${bt(cond)} holds only in the first unit along an axis of unknown size: a typical unit skips it and its work is not counted; if the launch has one unit along it, bind it with --set ${axes[0]}=1 or rooflineLens.bindings`),
   threadCondition: d('info', (cond: string) => `thread condition ${bt(cond)} could not be counted by thread: all active threads counted`),
 
   // ---------------------------------------------------------------- what could not be counted

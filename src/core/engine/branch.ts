@@ -51,6 +51,29 @@ export type Interior = 'then' | 'else' | 'either';
 export const HALO_LIMIT = 16;
 
 /** The arm an interior tile (or thread, or iteration) takes. */
+/**
+ * Whether the first unit along an axis decides the condition otherwise than
+ * an interior one: an index compared with a number (`i == 0`, `i < 2`), not
+ * with a size.
+ */
+export function firstUnitDiffers(s: BoundsShape): boolean {
+  switch (s.k) {
+    case 'opaque':
+      return false;
+    case 'not':
+      return firstUnitDiffers(s.c);
+    case 'and':
+    case 'or':
+      return firstUnitDiffers(s.l) || firstUnitDiffers(s.r);
+    case 'cmp': {
+      if ((s.a === 'index') === (s.b === 'index')) return false;
+      const op = s.a === 'index' ? s.op : flip(s.op);
+      const other = s.a === 'index' ? s.b : s.a;
+      return typeof other === 'number' && (op === '==' || ((op === '<' || op === '<=') && other <= HALO_LIMIT));
+    }
+  }
+}
+
 export function interiorArm(s: BoundsShape): Interior {
   switch (s.k) {
     case 'opaque':
@@ -110,7 +133,12 @@ export type CondClass =
   | { k: 'periodic'; period: Expr; on: 'then' | 'else'; counter: string }
   | { k: 'compile'; names: string[] }
   | { k: 'thread' }
-  | { k: 'bounds'; shape?: BoundsShape }
+  /**
+   * `unknownAxes`: the grid sizes (`num_workgroups.x`, `gridDim.x`, `tl.num_programs(0)`) of the unit
+   * axes whose index the condition compares, when they are not known — the launch may have one unit
+   * along them, and then the first unit is every unit.
+   */
+  | { k: 'bounds'; shape?: BoundsShape; unknownAxes?: string[] }
   | { k: 'data' };
 
 export interface IfStatement {
@@ -203,6 +231,9 @@ export function decide(e: Engine, cls: CondClass, s: IfStatement, hooks: BranchH
         }
         const holds = inside === 'then';
         if (!holds) e.notes.assume('interiorElse', what, s.line);
+        // `if (gid == 0)` skipped inside the tile, while the launch may have one unit along that axis
+        // (then every unit is the first and runs it): the work not counted is said, with the fix.
+        if (!holds && s.then && cls.unknownAxes?.length && cls.shape && firstUnitDiffers(cls.shape)) e.notes.say('firstUnitOnly', s.line, s.text, cls.unknownAxes);
         const arm = holds ? s.then : s.else;
         if (hooks.narrow) hooks.narrow(holds, arm);
         else arm?.();

@@ -26,7 +26,7 @@ export type CondClass =
   | { k: 'const'; value: boolean }
   | { k: 'compile'; names: string[] }
   | { k: 'thread'; cond: Cond }
-  | { k: 'bounds'; shape: BoundsShape }
+  | { k: 'bounds'; shape: BoundsShape; unknownAxes?: string[] }
   | { k: 'data' }
   | { k: 'runtime' }
   | { k: 'periodic'; period: Expr; on: 'then' | 'else'; counter: string };
@@ -56,8 +56,13 @@ function classify(st: Interp, v: Val): CondClass {
   if (kinds.has('opaque')) return { k: 'data' };
   const mixed = kinds.has('thread') && (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) ? threadWithinBounds(st, c) : undefined;
   if (mixed) return mixed;
-  if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) return { k: 'bounds', shape: boundsShape(st, c) };
   const env = st.env();
+  if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) {
+    // The grid axes the condition's block indices run along whose size is unknown (one block along them is possible).
+    const axes = new Set<string>();
+    for (const e of exprs) for (const n of freeSymbols(e)) if (/^blockIdx\.[xyz]$/.test(n) && !env.has(`gridDim.${n.slice(9)}`)) axes.add(`gridDim.${n.slice(9)}`);
+    return { k: 'bounds', shape: boundsShape(st, c), unknownAxes: [...axes].sort() };
+  }
   const unbound = [...names].filter((n) => !env.has(n));
   const runtime = unbound.some((n) => st.runtimeParams.has(n));
   if (kinds.has('thread') || kinds.has('geom')) return runtime ? { k: 'bounds', shape: boundsShape(st, c) } : { k: 'thread', cond: c };

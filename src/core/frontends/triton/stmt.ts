@@ -101,7 +101,11 @@ function classify(st: TritonState, c: Val, cond: Node | null): CondClass {
   if (t !== undefined) return { k: 'const', value: t };
   if (c.k !== 'num' || c.data) return { k: 'data' };
   if (c.isConst) return { k: 'compile', names: st.missing(c) };
-  if (c.pids.length || c.loops.length) return { k: 'bounds', shape: cond ? boundsShape(st, cond) : { k: 'opaque' } };
+  if (c.pids.length || c.loops.length) {
+    // The grid axes of the program ids the condition compares whose size is unknown (one program along them is possible).
+    const unknownAxes = [...new Set(c.pids)].sort().map((a) => `tl.num_programs(${a})`).filter((n) => !st.env.has(n));
+    return { k: 'bounds', shape: cond ? boundsShape(st, cond) : { k: 'opaque' }, unknownAxes };
+  }
   // A run-time scalar argument that is not bound: it may go either way.
   return { k: 'data' };
 }

@@ -9,7 +9,7 @@
 import type { BlockElem, ExpressionElem, IfElem, Statement, SwitchElem } from 'wesl/core';
 import { decide, decideSwitch, type BoundsShape, type Side } from '../../engine/branch';
 import type { CmpOp } from '../../engine/cond';
-import { add, max as emax, min as emin, num, sub, type Expr } from '../../sym/expr';
+import { add, freeSymbols, max as emax, min as emin, num, sub, type Expr } from '../../sym/expr';
 import type { ActivePred } from './conditions';
 import { unparen } from './loops';
 import type { WgslState } from './state';
@@ -21,7 +21,7 @@ const FLIP: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=
 type CondClass =
   | { kind: 'const'; value: boolean | undefined; missing: string[] }
   | { kind: 'lid'; preds: ActivePred[] }
-  | { kind: 'bounds' }
+  | { kind: 'bounds'; unknownAxes: string[] }
   | { kind: 'data'; preds: ActivePred[] }
   | { kind: 'periodic'; period: Expr; on: 'then' | 'else'; counter: string };
 
@@ -77,7 +77,7 @@ export function walkIf(st: WgslState, s: IfElem): boolean {
     case 'bounds':
       decide(
         st,
-        { k: 'bounds', shape: boundsShape(st, s.condition) },
+        { k: 'bounds', shape: boundsShape(st, s.condition), unknownAxes: cls.unknownAxes },
         { line, text, then, else: otherwise, exits: !s.else && endsInExit(s.body) },
         {
           narrow: (holds, arm) => {
@@ -139,7 +139,37 @@ function classify(st: WgslState, cond: ExpressionElem): CondClass {
     for (const n of uniforms.flatMap((v) => st.missingNames(v))) st.notes.need(n);
     return { kind: 'data', preds: [] };
   }
-  return { kind: 'bounds' };
+  return { kind: 'bounds', unknownAxes: unknownAxes(st, cond) };
+}
+
+/**
+ * The workgroup axes the ids a condition compares run along whose dispatch
+ * size is unknown (the dispatch may have one workgroup along them). The
+ * sides are looked at a second time, quietly.
+ */
+function unknownAxes(st: WgslState, cond: ExpressionElem): string[] {
+  const axes = new Set<string>();
+  const visit = (e: ExpressionElem): void => {
+    const u = unparen(e);
+    if (u.kind === 'unary-expression') return visit(u.expression);
+    if (u.kind !== 'binary-expression') return;
+    if (u.operator.value === '&&' || u.operator.value === '||') {
+      visit(u.left);
+      visit(u.right);
+      return;
+    }
+    for (const side of [u.left, u.right]) {
+      st.notes.muted++;
+      try {
+        const v = st.quietly(() => st.ops.evalExpr(side));
+        for (const n of v.sym ? freeSymbols(v.sym) : []) if (n.startsWith('@wid.') && !st.env.has(`num_workgroups.${n.slice(5)}`)) axes.add(`num_workgroups.${n.slice(5)}`);
+      } finally {
+        st.notes.muted--;
+      }
+    }
+  };
+  visit(cond);
+  return [...axes].sort();
 }
 
 /**
