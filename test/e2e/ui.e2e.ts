@@ -465,3 +465,44 @@ test('after a reload the panel comes back with its state', async () => {
   await frame.locator('#kernels tbody tr.selected[data-kernel-id$=":poly_kernel"]').waitFor();
   await frame.locator('#chart svg .role-mark.measured_marks path').first().waitFor();
 });
+
+/**
+ * Pipelines in all three languages (issue 18): the lens above the host function, the hover with the
+ * per-launch table and the fusion candidate, and the panel's pipeline view with the fusion checked.
+ * layers.py launch(): add 3.76 µs + axpby 3.76 µs + poly 2.5 µs = 10 µs; add writes `out`, axpby reads it:
+ *   fusing keeps 2 × 4.19 MB on chip → 7.51 µs (−25 %).
+ * layers.cu forward(): 2 layers of scale_by (134.2 MB) → add (201.3 MB) at 3.35 TB/s = 200 µs; h on chip → −40 %.
+ * passes.ts encodeLayers(): 2 layers of scale_shift (33.6 MB) → square_add (50.3 MB) = 50.1 µs; h on chip → −40 %.
+ */
+const PIPELINES = [
+  { lang: 'triton', file: 'layers.py', text: 'def launch', fn: 'launch', lens: 'pipeline: 3 launches · T ≥ 10 µs on H100 SXM · 100 % of it memory-bound · fusing 1 pair saves up to 25 %', fusion: 'add_kernel → axpby_kernel' },
+  { lang: 'cuda', file: 'layers.cu', text: 'void forward', fn: 'forward', lens: 'pipeline: 4 launches · T ≥ 200 µs on H100 SXM · 100 % of it memory-bound · fusing 1 pair saves up to 40 %', fusion: 'scale_by → add' },
+  { lang: 'wgsl', file: 'passes.ts', text: 'function encodeLayers', fn: 'encodeLayers', lens: 'pipeline: 4 launches · T ≥ 50.1 µs on H100 SXM · 100 % of it memory-bound · fusing 1 pair saves up to 40 %', fusion: 'scale_shift → square_add' },
+];
+
+for (const p of PIPELINES) {
+  test(`${p.lang} pipeline: the lens, the hover's per-launch table, the pipeline view with the fusion checked`, async () => {
+    // Open the file in the editors' group, not beside the panel (which had the focus).
+    await runCommand('View: Focus First Editor Group');
+    await openFile(p.file, p.text);
+    // The lens of this file (the previous file's lenses may linger while the editor switches).
+    const l = await lens(p.lens);
+    assert.equal((await l.innerText()).trim(), p.lens);
+    await shot(`lens-pipeline-${p.lang}.png`);
+    const text = await hoverToken(p.text, p.fn, 'T_lower');
+    for (const part of [`pipeline ${p.fn}`, 'T_lower', 'share', `fusing ${p.fusion}`]) assert.ok(text.replace(/`/g, '').includes(part), `hover lacks "${part}":\n${text}`);
+    await shot(`hover-pipeline-${p.lang}.png`, '.monaco-hover');
+    await closeHover();
+    await l.click();
+    const frame = panelFrame();
+    await frame.locator('#pipeline-title', { hasText: `Pipeline ${p.fn}: where the time goes` }).waitFor();
+    const box = frame.locator('#pipeline-fusion input[type="checkbox"]').first();
+    await box.check();
+    await frame.locator('#pipeline-fused', { hasText: 'With 1 pair fused' }).waitFor();
+    assert.deepEqual(await overlappingLabels('#pipeline-chart', ['barLabels']), [], 'pipeline bar labels that overlap');
+    await frame.locator('#pipeline').scrollIntoViewIfNeeded();
+    await panelShot(`panel-pipeline-${p.lang}.png`);
+    await box.uncheck();
+    await frame.locator('body').evaluate(() => window.scrollTo(0, 0));
+  });
+}

@@ -38,5 +38,5 @@ def launch(x, y, out):
     n = 1 << 20
     grid = (triton.cdiv(n, 1024),)
     add_kernel[grid](x, y, out, n, BLOCK=1024)
-    axpby_kernel[grid](x, y, out, n, BLOCK=1024)
+    axpby_kernel[grid](out, y, out, n, BLOCK=1024)
     poly_kernel[grid](x, out, n, BLOCK=1024)
