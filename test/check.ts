@@ -15,9 +15,10 @@
  * kernel's report (`perUnit.loadBytes`, `regions.0.trips`, `bindings.BLOCK`).
  */
 import { strict as assert } from 'node:assert';
+import { readRelated } from '../src/cli/related';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { analyzeSource, type AnalyzeOptions } from '../src/core/analyze';
+import { analyzeSource, languageOf, type AnalyzeOptions } from '../src/core/analyze';
 import { parseBindingValue } from '../src/core/bindings';
 import { parseDtype } from '../src/core/frontends/common';
 import { findGpu } from '../src/core/gpus/catalog';
@@ -194,9 +195,12 @@ export async function analyzeFile(file: string, extra: Partial<AnalyzeOptions> =
   const parsers = await loadParsers();
   const source = fs.readFileSync(file, 'utf8');
   const spec = readSpec(source);
+  // Related files (`#import name`) are read as the CLI reads them.
+  const related = readRelated(file, languageOf(file), source);
   const opts: AnalyzeOptions = {
     gpu: findGpu('h100-sxm')!,
     path: path.relative(ROOT, file),
+    ...(related ? { related } : {}),
     ...spec.args,
     ...extra,
   };

@@ -28,6 +28,34 @@ describe('WGSL frontend', () => {
       });
   });
 
+  describe('#import of project files', () => {
+    const file = path.join(FIXTURES, 'import_shared.wgsl');
+    const source = fs.readFileSync(file, 'utf8');
+    const run = async (related?: Record<string, { path: string; text: string }>) =>
+      analyzeSource(source, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'import_shared.wgsl', ...(related ? { related } : {}) });
+
+    it('without the imported text: no syntax error, an info naming the import, and the kernel is incomplete', async () => {
+      for (const r of [await run(), await run({})]) {
+        assert.ok(!r.diagnostics.some((d) => d.code === 'parseError'), JSON.stringify(r.diagnostics));
+        const note = r.diagnostics.find((d) => d.code === 'importNotRead')!;
+        assert.equal(note.severity, 'info');
+        assert.equal(note.line, 15);
+        assert.equal(r.kernels[0].complete, false);
+      }
+      // A host that looked says where.
+      assert.match((await run({})).diagnostics.find((d) => d.code === 'importNotRead')!.message, /not found at pair_monoid\.wgsl, shared\/pair_monoid\.wgsl/);
+    });
+
+    it("an imported file's entry points are not kernels of this file; its lines map to the #import", async () => {
+      const text = fs.readFileSync(path.join(FIXTURES, 'shared', 'pair_monoid.wgsl'), 'utf8') + '\n@compute @workgroup_size(1) fn other() { }\n';
+      const r = await run({ pair_monoid: { path: 'shared/pair_monoid.wgsl', text } });
+      assert.deepEqual(r.kernels.map((k) => k.name), ['combine_pairs']);
+      assert.equal(r.kernels[0].perUnit.flops, 128);
+      const broken = await run({ pair_monoid: { path: 'shared/pair_monoid.wgsl', text: 'fn combine(a: Pair, b: Pair) -> Pair { return a +; }' } });
+      assert.ok(broken.diagnostics.filter((d) => d.code === 'parseError').every((d) => d.line === 15), JSON.stringify(broken.diagnostics));
+    });
+  });
+
   describe('broken input', () => {
     for (const f of fs.readdirSync(BROKEN).sort())
       it(`${f}: diagnostics, no exception`, async () => {

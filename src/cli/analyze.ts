@@ -18,6 +18,8 @@ import { findRepoRoot } from './git';
 import { loadGpuFiles, selectGpus } from './gpus';
 import type { Parsers } from '../core/parsers';
 import { analysisLanguage, analyzeForGpus, decode, expand, worthReporting, type ParsersFor } from './inputs';
+import { readRelated } from './related';
+import type { RelatedFile } from '../core/related';
 
 declare const __VERSION__: string;
 
@@ -132,7 +134,7 @@ async function withProfile(
     const analysed = ready;
     // Every selected GPU, so a kernel estimated for its launch's sizes keeps its column per GPU.
     return estimateForLaunch(kernel, src, launch, settings.user.set, (set) =>
-      analyzeForGpus(src, analysed, settings.gpus, { ...settings.user, set, path, language: languageOf(path), ...budgetOf(settings) }),
+      analyzeForGpus(src, analysed, settings.gpus, { ...settings.user, set, path, language: languageOf(path), ...budgetOf(settings), ...relatedOf(path, src) }),
     );
   };
   const table = [...GPU_CATALOG.gpus, ...settings.gpus.filter((g) => !GPU_CATALOG.gpus.some((c) => c.id === g.id))];
@@ -144,6 +146,12 @@ const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 
 function unreadable(file: string, why: string): MultiGpuFile {
   return { path: file, language: languageOf(file) ?? 'triton', diagnostics: [say('unreadable', 1, file, why)], kernels: [] };
+}
+
+/** The related files a source names, read from disk, as analysis options (none when it names none). */
+function relatedOf(file: string, src: string): { related?: Record<string, RelatedFile> } {
+  const related = readRelated(file, languageOf(file), src);
+  return related ? { related } : {};
 }
 
 /** The analysis options of `--budget-ms` (none without it). */
@@ -166,7 +174,7 @@ async function analyzeFiles(inputs: string[], parsers: ParsersFor, s: AnalysisSe
     if (!explicit.has(path.normalize(file)) && !worthReporting(file, src)) continue;
     sources?.set(file, src);
     const ready = await parsers(analysisLanguage(file));
-    reports.push(analyzeForGpus(src, ready, s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s) }));
+    reports.push(analyzeForGpus(src, ready, s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s), ...relatedOf(file, src) }));
   }
   return reports;
 }

@@ -18,6 +18,7 @@ import { CliError, last, list, parseOptions, readFailOn, readFormat, type Option
 import { ANALYSIS_OPTIONS, budgetOf, multiReport, readAnalysisSettings, type AnalysisSettings } from './analyze';
 import { Repo } from './git';
 import { analysisLanguage, analyzeForGpus, decode, worthReporting, type ParsersFor } from './inputs';
+import { readRelated } from './related';
 
 const DIFF_SPEC: OptionSpec = {
   valued: { ...ANALYSIS_OPTIONS.valued, '--repo': ['-C'], '--fail-on': [] },
@@ -81,11 +82,15 @@ async function analyzeChanges(
 ): Promise<{ base: RevisionInput; head: RevisionInput; files: FileChange[] }> {
   const sides = { base: [] as SideFile[], head: [] as SideFile[] };
   const kept: FileChange[] = [];
-  const analyze = async (file: string, text: string): Promise<SideFile> => ({
-    path: file,
-    source: text,
-    report: analyzeForGpus(text, await parsers(analysisLanguage(file)), s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s) }),
-  });
+  // Related files (`#import config`) are read from the same revision as the file.
+  const analyze = async (file: string, text: string, commit: string | null): Promise<SideFile> => {
+    const related = readRelated(file, languageOf(file), text, (p) => readSide(repo, commit, p).text);
+    return {
+      path: file,
+      source: text,
+      report: analyzeForGpus(text, await parsers(analysisLanguage(file)), s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s), ...(related ? { related } : {}) }),
+    };
+  };
   for (const change of changes) {
     const oldPath = kernelPath(change.oldPath);
     const newPath = kernelPath(change.newPath);
@@ -94,8 +99,8 @@ async function analyzeChanges(
     const relevant = [[oldPath, before], [newPath, after]] as const;
     if (!relevant.some(([p, side]) => p && (side.failed || worthReporting(p, side.text ?? '')))) continue;
     kept.push({ ...change, oldPath, newPath });
-    if (oldPath) sides.base.push(before.failed ?? (await analyze(oldPath, before.text!)));
-    if (newPath) sides.head.push(after.failed ?? (await analyze(newPath, after.text!)));
+    if (oldPath) sides.base.push(before.failed ?? (await analyze(oldPath, before.text!, revs.base.commit)));
+    if (newPath) sides.head.push(after.failed ?? (await analyze(newPath, after.text!, revs.head.commit)));
   }
   const input = (info: RevisionInfo, read: SideFile[]): RevisionInput => ({
     info,

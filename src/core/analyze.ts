@@ -27,6 +27,7 @@ import { clearTreeCache } from './parsers';
 import { clearCudaCache, cudaFrontend } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
 import type { Frontend, LaunchInputs, UserInputs } from './frontend';
+import type { RelatedFile } from './related';
 import { buildPipeline, type LaunchAnalysis } from './pipeline/pipeline';
 import type { PipelineReport } from './report/types';
 
@@ -59,6 +60,8 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
    * visible range, so a time slice shows them first. The report keeps file order.
    */
   focus?: { startLine: number; endLine: number };
+  /** Texts of the project files the source names (`#import config`), by spec, as the host read them (src/core/related.ts). */
+  related?: Readonly<Record<string, RelatedFile>>;
 }
 
 /**
@@ -127,7 +130,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   });
   let ir: FileIR;
   try {
-    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu });
+    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu, ...(opts.related ? { related: opts.related } : {}) });
   } catch (e) {
     report.diagnostics.push(say('internal', 1, `in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
     return report;
@@ -167,7 +170,7 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
     let out: LaunchAnalysis;
     try {
       const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
-      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path });
+      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, ...(opts.related ? { related: opts.related } : {}) });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else {

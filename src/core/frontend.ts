@@ -30,6 +30,7 @@ export interface UserInputs {
 
 export type { HostLite, LaunchInputs } from './ir';
 import type { LaunchInputs } from './ir';
+import type { RelatedFile } from './related';
 
 /** What a frontend receives. */
 export interface FrontendContext {
@@ -42,6 +43,8 @@ export interface FrontendContext {
   path?: string;
   /** The GPU the numbers are for (CUDA: the target architecture of `#if __CUDA_ARCH__ >= …`). */
   gpu?: GpuSpec;
+  /** Texts of the project files the source names (`#import config`), by spec (src/core/related.ts). */
+  related?: Readonly<Record<string, RelatedFile>>;
 }
 
 export type Frontend = (ctx: FrontendContext) => FileIR;

@@ -43,6 +43,8 @@ export const MESSAGES = {
   kernelsNotFound: d('warning', (lang: string, defs: string) =>
     `the file defines ${defs} but no ${lang} kernel could be read: check the syntax errors above`),
   stale: d('warning', (name: string) => `${bt(name)} does not parse now: showing its last good analysis (stale)`),
+  importNotRead: d('info', (spec: string, tried: string) =>
+    `${bt(`#import ${spec}`)} is not read${tried ? ` (not found at ${tried})` : ' (no file text was supplied)'}: types and functions defined there are unknown here`),
   includeNotRead: d('info', (path: string) => `${bt(`#include "${path}"`)} is not analysed: macros and helpers defined there are unknown here`),
   interpolation: d('warning', (expr: string) =>
     `embedded WGSL skipped: cannot resolve the interpolation ${bt('${' + expr + '}')} (only consts declared in this file with a literal value are substituted)`),

@@ -23,6 +23,8 @@ import type { RequestOptions } from './analysisService';
 import type { Config } from './config';
 import type { Owner } from './owner';
 import { analysisLanguage, mayHaveKernels } from './present';
+import { RelatedFiles } from './related';
+import type { RelatedFile } from '../core/related';
 import type { Settings } from './settings';
 
 export const DEBOUNCE_MS = 150;
@@ -75,6 +77,9 @@ export class Analyzer {
   private hostParsers: Parsers | undefined;
   private hostLoading: Promise<Parsers> | undefined;
   private parsersFailed = false;
+  /** Project files the documents name (`#import config`), and what each document last read. */
+  private readonly relatedFiles: RelatedFiles;
+  private readonly lastRelated = new Map<string, Record<string, RelatedFile>>();
   private readonly analysed = new vscode.EventEmitter<{ uri: vscode.Uri; analysis: Analysis | undefined }>();
   private readonly progressed = new vscode.EventEmitter<{ uri: vscode.Uri; analysis: Analysis }>();
   /** Fires after each complete analysis (undefined: the document holds no kernels). */
@@ -92,6 +97,7 @@ export class Analyzer {
     owner.add(this.analysed);
     owner.add(this.progressed);
     this.client = new AnalysisClient({ starters, readWasm: (name) => this.readWasm(name), log });
+    this.relatedFiles = new RelatedFiles(owner, (docs) => this.reanalyse(docs));
     owner.add({ dispose: () => this.cancelAll() });
     owner.add({ dispose: () => this.client.dispose() });
   }
@@ -168,7 +174,8 @@ export class Analyzer {
   async analyseText(uri: vscode.Uri, text: string, language: Language, extra: ExtraInputs = {}): Promise<{ report: FileReport; settings: Settings } | undefined> {
     const settings = this.config.read(uri);
     const doc = `text:${uri.toString()}`;
-    const running = this.client.analyse({ doc, supersede: false, text, options: this.options(uri, language, settings, extra) });
+    const related = await this.relatedFiles.read(uri, language, text);
+    const running = this.client.analyse({ doc, supersede: false, text, options: { ...this.options(uri, language, settings, extra), ...(related ? { related } : {}) } });
     try {
       const report = await running.promise;
       return report ? { report, settings } : undefined;
@@ -190,7 +197,8 @@ export class Analyzer {
       return undefined;
     }
     const settings = this.config.read(uri);
-    return analyzeSource(text, parsers, this.options(uri, language, settings, extra));
+    const related = this.lastRelated.get(uri.toString());
+    return analyzeSource(text, parsers, { ...this.options(uri, language, settings, extra), ...(related ? { related } : {}) });
   }
 
   /** Loads the host's parsers for analyseTextNow (all grammars by default); false when they cannot load. */
@@ -273,8 +281,12 @@ export class Analyzer {
     if (!language || !mayHaveKernels(doc.languageId, text)) return undefined;
     const settings = this.config.read(doc.uri);
     const focus = this.visibleLines(doc);
-    const options: RequestOptions = { ...this.options(doc.uri, language, settings), ...(focus ? { focus } : {}) };
     const key = doc.uri.toString();
+    const related = await this.relatedFiles.read(doc.uri, language, text);
+    if (related) this.lastRelated.set(key, related);
+    else this.lastRelated.delete(key);
+    if (this.pending.get(key) !== p) return 'cancelled';
+    const options: RequestOptions = { ...this.options(doc.uri, language, settings), ...(focus ? { focus } : {}), ...(related ? { related } : {}) };
     const started = Date.now();
     let first = true;
     const running = this.client.analyse({ doc: key, supersede: true, text, options }, (report) => {
@@ -303,8 +315,19 @@ export class Analyzer {
     this.parsersFailed = true;
   }
 
+  /** Analyses again the open documents that read a related file that changed. */
+  private reanalyse(keys: string[]): void {
+    for (const key of keys) {
+      this.results.delete(key);
+      this.early.delete(key);
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+      if (doc && !doc.isClosed) void this.analyse(doc);
+    }
+  }
+
   private forget(uri: vscode.Uri): void {
     const key = uri.toString();
+    this.lastRelated.delete(key);
     this.results.delete(key);
     this.early.delete(key);
     const p = this.pending.get(key);

@@ -358,11 +358,12 @@ test('what-if: a smaller element type moves the dot and shows the new formulas',
 test('the workspace view plots every kernel; Import profile… adds measured dots, regions and table columns', async () => {
   const frame = panelFrame();
   await frame.locator('#mode').click();
-  // softmax.py, matmul.py (K bound by the "bind K" test), vector_add.cu, elementwise.wgsl, layers.py (three kernels), layers.cu (two).
-  for (const name of ['softmax_kernel', 'matmul_kernel', 'vector_add', 'saxpy', 'add_kernel', 'axpby_kernel', 'poly_kernel', 'scale_by', 'add']) {
+  // softmax.py, matmul.py (K bound by the "bind K" test), vector_add.cu, elementwise.wgsl, layers.py (three kernels), layers.cu (two),
+  // pairs.wgsl (its #import read from the workspace).
+  for (const name of ['softmax_kernel', 'matmul_kernel', 'vector_add', 'saxpy', 'add_kernel', 'axpby_kernel', 'poly_kernel', 'scale_by', 'add', 'combine_pairs']) {
     await frame.locator(`#chart svg path[aria-label^="${name}: tile intensity"]`).waitFor({ timeout: 60_000 });
   }
-  assert.equal(await frame.locator('#kernels tbody tr').count(), 9);
+  assert.equal(await frame.locator('#kernels tbody tr').count(), 10);
   await frame.locator('#import-profile').click();
   // code-server's file dialog is a quick input holding a path. It fills in its starting folder and
   // completes what is typed asynchronously, so the path is typed again until it stays as typed.
@@ -456,7 +457,7 @@ test('after a reload the panel comes back with its state', async () => {
   await page.locator('.monaco-workbench').waitFor();
   const frame = panelFrame();
   await frame
-    .locator('#title', { hasText: 'Workspace: 9 kernels' })
+    .locator('#title', { hasText: 'Workspace: 10 kernels' })
     .waitFor({ timeout: 90_000 })
     .catch(async (e: Error) => {
       await page.screenshot({ path: `${SHOTS}/reload-failed.png` });

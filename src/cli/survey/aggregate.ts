@@ -31,7 +31,7 @@ export interface Counts {
   /** ... and no suspicious flag. */
   withNumbersCleanUnsuspicious: number;
   withSteadyIntensity: number;
-  /** A number on first open (issue 16): the full numbers, or a labelled whole-kernel or steady-state intensity. */
+  /** A number on first open (issue 16): the full numbers, a labelled whole-kernel or steady-state intensity, or `AI ∞` (FLOPs, no global bytes, complete). */
   withFirstOpenNumber: number;
   /** Clean and complete with 0 FLOPs and 0 bytes: the answer is "no global work", not a number on the roofline. */
   noGlobalWork: number;
@@ -118,7 +118,9 @@ function addKernel(c: Counts, k: KernelRow): void {
     }
   }
   if (typeof k.steadyIntensity === 'number') c.withSteadyIntensity++;
-  if (k.numbers || typeof k.steadyIntensity === 'number') c.withFirstOpenNumber++;
+  // A complete count with FLOPs and no global-memory bytes shows `AI ∞ · compute-bound` on its lens: a number too.
+  const infinite = k.complete === true && k.flops !== null && k.flops > 0 && k.loadBytes === 0 && k.storeBytes === 0;
+  if (k.numbers || typeof k.steadyIntensity === 'number' || infinite) c.withFirstOpenNumber++;
   else if (k.clean && k.flops === 0 && k.loadBytes === 0 && k.storeBytes === 0) c.noGlobalWork++;
   if (k.complete === null) c.completeNotReported++;
   else if (k.complete === false) {

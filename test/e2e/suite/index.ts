@@ -189,6 +189,16 @@ const tests: Test[] = [
     },
   ],
   [
+    'WGSL #import: the struct and helper of shared/pair_ops.wgsl are read from the workspace',
+    async () => {
+      // 64 invocations: two 8-byte Pair loads, one Pair store, combine = 1 add + 1 multiply (max is free):
+      // 128 FLOP / (1024 + 512) B = 0.0833. Without the imported file it would be incomplete (Pair's size unknown).
+      const doc = await open('pairs.wgsl');
+      const title = await lensTitle(doc, 6, (t) => t.startsWith('AI ')); // above @compute
+      check(title === 'AI 0.0833 FLOP/B · memory-bound (DRAM) · H100 SXM · 128 FLOP / 1.54 kB per workgroup', `title was "${title}"`);
+    },
+  ],
+  [
     'WGSL saxpy: kernel lens per workgroup',
     async () => {
       // 64 invocations, each: loads x[i], y[i] (8 B), stores y[i] (4 B), a * x + y (2 FLOPs);

@@ -19,6 +19,7 @@ import { remember, staleKernels } from './cache';
 import { dispatchFor, pipelineUses, scanHost, type Dispatch, type EmbeddedShader, type HostScan } from './embedded';
 import { encoderPipelines } from './encoder';
 import { analyzeEntry } from './kernel';
+import { MAX_RELATED, WGSL_IMPORT, relatedRequests } from '../../related';
 import { scanModule, type ModuleInfo } from './module';
 
 const HOST_FILE = /\.(m?js|cjs|jsx|ts|mts|cts|tsx)$/i;
@@ -28,6 +29,8 @@ interface Shader {
   code: string;
   lineOf: (offset: number) => number;
   embedded: EmbeddedShader | undefined;
+  /** Entry points at or beyond this offset come from imported files: not kernels of this file. */
+  own?: number;
 }
 
 export const wgslFrontend: Frontend = (ctx) => {
@@ -37,7 +40,7 @@ export const wgslFrontend: Frontend = (ctx) => {
   const out: FileIR = { language: 'wgsl', kernels: [], diagnostics: [] };
   const scan = HOST_FILE.test(path) ? scanHost(ctx.source, hostLine) : undefined;
   if (scan) out.diagnostics.push(...scan.diagnostics);
-  const shaders = scan ? scan.shaders.map((sh) => embeddedShader(sh, hostLine)) : [{ code: ctx.source, lineOf: hostLine, embedded: undefined }];
+  const shaders: Shader[] = scan ? scan.shaders.map((sh) => embeddedShader(sh, hostLine)) : [withImports(ctx, hostLine, out.diagnostics)];
   const parsed = shaders.map((sh) => ({ sh, ast: parse(sh.code, path, sh.lineOf, out.diagnostics) }));
   const modules = parsed.map((p) => (p.ast ? scanModule(p.ast) : undefined));
   const kernelCount = modules.reduce((n, m) => n + (m?.entries.length ?? 0), 0);
@@ -55,7 +58,8 @@ export const wgslFrontend: Frontend = (ctx) => {
     }
     const dispatch = (entry: string) =>
       launched ? launchDetail(launched, hostLine, out) : scan && sh.embedded ? dispatchDetail(scan, sh.embedded, entry, kernelCount, hostLine, out) : undefined;
-    const kept = analyzeShader(ctx, ast, launched ? { ...mod, entries: mod.entries.filter((f) => f.name.ident.originalName === launch!.kernel) } : mod, sh.lineOf, out, dispatch);
+    const own = mod.entries.filter((f) => sh.own === undefined || f.start < sh.own);
+    const kept = analyzeShader(ctx, ast, { ...mod, entries: launched ? own.filter((f) => f.name.ident.originalName === launch!.kernel) : own }, sh.lineOf, out, dispatch);
     if (!launched) for (const k of kept) remember(path, k);
     broken ||= ast.diagnostics.some((d) => d.severity === 'error');
   });
@@ -72,6 +76,44 @@ export const wgslFrontend: Frontend = (ctx) => {
   }
   return out;
 };
+
+/**
+ * A `.wgsl` file with its `#import` lines (vello, naga_oil) blanked — the
+ * parser would stop at them — and the text of each imported file the host
+ * supplied appended after it (its offsets map to the `#import` line). An
+ * import without a text is said; its types and functions stay unknown.
+ */
+function withImports(ctx: FrontendContext, hostLine: (offset: number) => number, diags: Diagnostic[]): Shader {
+  const src = ctx.source;
+  if (!src.includes('#import')) return { code: src, lineOf: hostLine, embedded: undefined };
+  const requests = relatedRequests('wgsl', src);
+  const lines = src.split('\n');
+  const blank = (l: string) => (WGSL_IMPORT.test(l.replace(/\r$/, '')) ? l.replace(/[^\r]/g, ' ') : l);
+  let code = lines.map(blank).join('\n');
+  const own = code.length;
+  const at: { from: number; line: number }[] = [];
+  const seen = new Set<string>();
+  const append = (spec: string, line: number, depth: number): void => {
+    const r = ctx.related?.[spec];
+    if (!r || seen.has(spec) || seen.size >= MAX_RELATED) return;
+    seen.add(spec);
+    // An imported file's own imports come first (they define what it uses), one level deep.
+    if (depth === 0) for (const inner of relatedRequests('wgsl', r.text)) append(inner.spec, line, 1);
+    at.push({ from: code.length, line });
+    code += '\n' + r.text.split('\n').map(blank).join('\n');
+  };
+  for (const q of requests) {
+    if (ctx.related?.[q.spec]) append(q.spec, q.line, 0);
+    else diags.push(say('importNotRead', q.line, q.spec, ctx.related ? q.candidates.join(', ') : ''));
+  }
+  const lineOf = (offset: number): number => {
+    if (offset < own) return hostLine(offset);
+    let line = at[0]?.line ?? 1;
+    for (const a of at) if (offset >= a.from) line = a.line;
+    return line;
+  };
+  return { code, lineOf, embedded: undefined, own };
+}
 
 /** An embedded shader whose offsets map to host lines. */
 function embeddedShader(sh: EmbeddedShader, hostLine: (offset: number) => number): Shader {
