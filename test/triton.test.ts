@@ -1,5 +1,9 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertSane, check, fixtures } from './check';
+import { analyzeSource } from '../src/core/analyze';
+import { findGpu } from '../src/core/gpus/catalog';
+import { assertSane, check, fixtures, loadParsers } from './check';
 
 describe('Triton fixtures', () => {
   for (const f of fixtures('triton', ['.py'])) {
@@ -7,4 +11,50 @@ describe('Triton fixtures', () => {
       assertSane(await check(f));
     });
   }
+});
+
+describe('Triton: helpers of other project modules', () => {
+  const FILE = path.join(__dirname, 'fixtures', 'triton', 'import_helpers.py');
+  const LIB = fs.readFileSync(path.join(__dirname, 'fixtures', 'triton', 'lib', 'activations.py'), 'utf8');
+  const run = async (source: string, related?: Record<string, { path: string; text: string }>) =>
+    analyzeSource(source, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'import_helpers.py', ...(related ? { related } : {}) });
+  const source = fs.readFileSync(FILE, 'utf8');
+
+  it('without the module: an unknown call, and the kernel says it is incomplete', async () => {
+    const r = await run(source);
+    assert.ok(r.diagnostics.some((d) => d.code === 'unknownCall' && /gelu_tanh/.test(d.message)));
+    assert.equal(r.kernels[0].complete, false);
+  });
+
+  it("this module's own definitions win over the other module's", async () => {
+    const own = source.replace('@triton.jit\ndef gelu_scale_kernel', '@triton.jit\ndef gelu_tanh(x):\n    return x * 0.5\n\n\n@triton.jit\ndef gelu_scale_kernel');
+    const r = await run(own, { '.lib.activations': { path: 'lib/activations.py', text: LIB } });
+    assert.deepEqual(r.kernels.map((k) => k.name), ['gelu_scale_kernel']);
+    assert.equal(r.kernels[0].perUnit.flops, 1024 * 2);
+  });
+
+  it("the other module's kernels are not this file's; what goes wrong in its helpers is said at the import line", async () => {
+    const lib = LIB.replace('return 0.5 * x * (1.0 + fast_tanh(inner))', 'return 0.5 * x * (1.0 + mystery(inner))') + '\n\n@triton.jit\ndef other_kernel(p):\n    tl.store(p, 1.0)\n';
+    const r = await run(source, { '.lib.activations': { path: 'lib/activations.py', text: lib } });
+    assert.deepEqual(r.kernels.map((k) => k.name), ['gelu_scale_kernel']);
+    const d = r.diagnostics.find((x) => x.code === 'unknownCall' && /mystery/.test(x.message));
+    assert.equal(d?.line, 18);
+  });
+
+  it("a library function the other module picks by Triton version stays the library's (not its old-Triton fallback)", async () => {
+    const lib = [
+      'import triton',
+      'import triton.language as tl',
+      "if hasattr(triton.language, 'exp2'):",
+      '    fast_exp2 = tl.exp2',
+      'else:',
+      '    @triton.jit',
+      '    def fast_exp2(x):',
+      '        return None',
+    ].join('\n');
+    const src = source.replace('from .lib.activations import SCALE, gelu_tanh', 'from .lib.activations import fast_exp2').replace('gelu_tanh(x) * SCALE', 'fast_exp2(x)');
+    const r = await run(src, { '.lib.activations': { path: 'lib/activations.py', text: lib } });
+    assert.equal(r.kernels[0].perUnit.flops, 1024);
+    assert.equal(r.kernels[0].complete, true);
+  });
 });

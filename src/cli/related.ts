@@ -30,17 +30,22 @@ export function readRelated(file: string, language: Language | undefined, source
   const first = relatedRequests(language, source);
   if (first.length === 0) return undefined;
   const out: Record<string, RelatedFile> = {};
+  const read_ = new Set<string>();
   const queue = [{ dir: path.dirname(file), requests: first }];
-  while (queue.length && Object.keys(out).length < MAX_RELATED) {
+  while (queue.length && read_.size < MAX_RELATED) {
     const { dir, requests } = queue.shift()!;
     for (const r of requests) {
-      if (out[r.spec] || Object.keys(out).length >= MAX_RELATED) continue;
+      if (read_.size >= MAX_RELATED) break;
       for (const c of r.candidates) {
         const p = path.normalize(path.join(dir, c));
+        if (p === path.normalize(file)) break;
+        if (read_.has(p)) break;
         const text = read(p);
         if (text === undefined || text.length > MAX_RELATED_BYTES) continue;
-        out[r.spec] = { path: p, text };
-        queue.push({ dir: path.dirname(p), requests: relatedRequests(language, text) });
+        read_.add(p);
+        // The same spec from another folder names another file: keyed apart.
+        out[out[r.spec] ? `${r.spec} ${p}` : r.spec] = { path: p, text };
+        queue.push({ dir: path.dirname(p), requests: relatedRequests(language, text, r.names) });
         break;
       }
     }

@@ -3,8 +3,8 @@
  * the analysis reads when its host can supply it (docs/related.md).
  *
  *   source ──► relatedRequests(language, source): each `#import name` (WGSL:
- *              vello / naga_oil style) with the paths it may live at, relative
- *              to the file's folder
+ *              vello / naga_oil style) or `from .module import name` (Python)
+ *              with the paths it may live at, relative to the file's folder
  *   host (CLI: the file system; extension: the workspace) reads the first
  *   candidate that exists ──► AnalyzeOptions.related (spec → path + text)
  *   ──► the frontend reads them as part of the file; what is not supplied is
@@ -21,6 +21,8 @@ export interface RelatedRequest {
   line: number;
   /** Paths to try, in order, relative to the file's folder ('/'-separated). */
   candidates: string[];
+  /** Python: the names imported from it that the analysis wants (it reads the module for them, and follows only their re-exports). */
+  names?: string[];
 }
 
 export interface RelatedFile {
@@ -36,8 +38,27 @@ export const MAX_RELATED_BYTES = 512 * 1024;
 /** `#import name` / `#import a::b` at the start of a line (WGSL preprocessors: vello, naga_oil). */
 export const WGSL_IMPORT = /^[ \t]*#import[ \t]+([A-Za-z_][\w]*(?:::[A-Za-z_][\w]*)*)[ \t]*(?:\/\/.*)?$/;
 
-/** The related files a source names, with where each may be. */
-export function relatedRequests(language: Language, source: string): RelatedRequest[] {
+/**
+ * `from .utils import f`, `from ..ops.shared import g`, `from pkg.utils import h`
+ * at the start of a line (Python: the Triton helpers of other modules of the
+ * project).
+ */
+const PY_FROM = /^[ \t]*from[ \t]+(\.*)([A-Za-z_][\w.]*)?[ \t]+import\b/;
+
+/** Packages that are never files of the project (the analysis knows what it needs of them, or nothing). */
+const PY_EXTERNAL = /^(triton|torch|numpy|math|os|sys|typing|typing_extensions|functools|itertools|dataclasses|enum|collections|abc|contextlib|warnings|logging|re|json|time|copy|inspect|importlib|pytest|einops|transformers|packaging|operator|random|pathlib|argparse|__future__)(\.|$)/;
+
+/** Folders an absolute import is looked for above the file. */
+const PY_UP = 6;
+
+/**
+ * The related files a source names, with where each may be. `wanted`: for a
+ * module read for some of its names, those names (Python: only the imports
+ * that re-export them are followed); otherwise every imported name the source
+ * uses.
+ */
+export function relatedRequests(language: Language, source: string, wanted?: readonly string[]): RelatedRequest[] {
+  if (language === 'triton') return pythonRequests(source, wanted);
   if (language !== 'wgsl') return [];
   const out: RelatedRequest[] = [];
   const seen = new Set<string>();
@@ -48,6 +69,77 @@ export function relatedRequests(language: Language, source: string): RelatedRequ
     if (!m || seen.has(m[1])) continue;
     seen.add(m[1]);
     out.push({ spec: m[1], line: i + 1, candidates: wgslCandidates(m[1]) });
+  }
+  return out;
+}
+
+function pythonRequests(source: string, wanted?: readonly string[]): RelatedRequest[] {
+  if (!source.includes('import')) return [];
+  const out: RelatedRequest[] = [];
+  const seen = new Map<string, RelatedRequest>();
+  const lines = source.split('\n');
+  let used: Set<string> | undefined;
+  for (let i = 0; i < lines.length && out.length < MAX_RELATED; i++) {
+    if (!lines[i].includes('from')) continue;
+    const m = PY_FROM.exec(lines[i]);
+    if (!m) continue;
+    const dots = m[1].length;
+    const mod = m[2] ?? '';
+    // `from . import x` names modules, not functions: their attributes are not followed.
+    if (!mod || (dots === 0 && PY_EXTERNAL.test(mod))) continue;
+    const start = i;
+    const { names, end } = importedNames(lines, i, m[0].length);
+    used ??= wanted ? new Set(wanted) : usedNames(lines);
+    const want = names.filter(([, local]) => used!.has(local)).map(([name]) => name);
+    i = end;
+    if (want.length === 0) continue;
+    const spec = `${m[1]}${mod}`;
+    const known = seen.get(spec);
+    if (known) {
+      for (const n of want) if (!known.names!.includes(n)) known.names!.push(n);
+      continue;
+    }
+    const rel = mod.split('.').join('/');
+    const files = [`${rel}.py`, `${rel}/__init__.py`];
+    const candidates =
+      dots > 0
+        ? files.map((f) => `${'../'.repeat(dots - 1)}${f}`)
+        : Array.from({ length: PY_UP + 1 }, (_, up) => files.map((f) => `${'../'.repeat(up)}${f}`)).flat();
+    const q = { spec, line: start + 1, candidates, names: want };
+    seen.set(spec, q);
+    out.push(q);
+  }
+  return out;
+}
+
+/** `from m import a, b as c` / `from m import (\n a,\n b)`: [name, local name] pairs, and the statement's last line. */
+function importedNames(lines: string[], i: number, at: number): { names: [string, string][]; end: number } {
+  let text = lines[i].slice(at);
+  let end = i;
+  if (text.includes('(')) while (!text.includes(')') && end + 1 < lines.length && end - i < 50) text += ' ' + lines[++end];
+  else while (/\\\s*$/.test(text) && end + 1 < lines.length && end - i < 50) text = text.replace(/\\\s*$/, ' ') + lines[++end];
+  const names: [string, string][] = [];
+  for (const part of text.replace(/#.*$/gm, '').replace(/[()]/g, ' ').split(',')) {
+    const m = /^\s*([A-Za-z_]\w*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
+    if (m && m[1] !== '*') names.push([m[1], m[2] ?? m[1]]);
+  }
+  return { names, end };
+}
+
+/** The names a source uses outside its import statements. */
+function usedNames(lines: string[]): Set<string> {
+  const out = new Set<string>();
+  // Not `@name` (a decorator), `x.name` (an attribute) or `name.attr` (a module or object: its attributes are not followed).
+  const re = /(^|[^@.\w])([A-Za-z_]\w*)(?![\w]|\s*\.)/g;
+  let inImport = false;
+  for (const l of lines) {
+    const starts = /^\s*(from|import)\b/.test(l);
+    if (starts || inImport) {
+      inImport = (starts && l.includes('(') && !l.includes(')')) || (inImport && !l.includes(')'));
+      continue;
+    }
+    // Names inside strings (`__all__ = ["abs", …]`) are not uses.
+    for (const m of l.replace(/(["'])(?:\\.|(?!\1).)*\1/g, '""').matchAll(re)) out.add(m[2]);
   }
   return out;
 }

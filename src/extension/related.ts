@@ -18,7 +18,7 @@ export class RelatedFiles {
 
   /** `changed` gets the documents to analyse again when a file they read changes. */
   constructor(owner: Owner, private readonly changed: (documents: string[]) => void) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/*.wgsl');
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{wgsl,py}');
     owner.add(watcher);
     const touch = (uri: vscode.Uri): void => this.touch(uri.toString());
     owner.add(watcher.onDidChange(touch));
@@ -32,18 +32,23 @@ export class RelatedFiles {
     const first = relatedRequests(language, source);
     if (first.length === 0) return undefined;
     const out: Record<string, RelatedFile> = {};
+    const read = new Set<string>([uri.toString()]);
     const queue = [{ dir: vscode.Uri.joinPath(uri, '..'), requests: first }];
-    while (queue.length && Object.keys(out).length < MAX_RELATED) {
+    while (queue.length && read.size <= MAX_RELATED) {
       const { dir, requests } = queue.shift()!;
       for (const r of requests) {
-        if (out[r.spec] || Object.keys(out).length >= MAX_RELATED) continue;
+        if (read.size > MAX_RELATED) break;
         for (const c of r.candidates) {
           const at = vscode.Uri.joinPath(dir, c);
+          if (read.has(at.toString())) break;
           this.note(at.toString(), uri.toString());
           const text = await this.text(at);
           if (text === null) continue;
-          out[r.spec] = { path: vscode.workspace.asRelativePath(at, false), text };
-          queue.push({ dir: vscode.Uri.joinPath(at, '..'), requests: relatedRequests(language, text) });
+          read.add(at.toString());
+          const path = vscode.workspace.asRelativePath(at, false);
+          // The same spec from another folder names another file: keyed apart.
+          out[out[r.spec] ? `${r.spec} ${path}` : r.spec] = { path, text };
+          queue.push({ dir: vscode.Uri.joinPath(at, '..'), requests: relatedRequests(language, text, r.names) });
           break;
         }
       }

@@ -24,7 +24,19 @@ import { broadcast, combineExtents, constInt, NONE, numel, scalar, union, unknow
 const MAX_CALL_DEPTH = 16;
 const PTR_NAME = /(ptr|Ptr|PTR|_p|pointer|base)$/;
 
-const NOOP_CALLS = new Set(['tl.static_assert', 'tl.device_assert', 'tl.static_print', 'tl.device_print', 'tl.debug_barrier', 'tl.assume', 'print']);
+const NOOP_CALLS = new Set([
+  'tl.static_assert',
+  'tl.device_assert',
+  'tl.static_print',
+  'tl.device_print',
+  'tl.debug_barrier',
+  'tl.assume',
+  'print',
+  // Programmatic dependent launch and a tensor-map fence: ordering, no work.
+  'tl.extra.cuda.gdc_wait',
+  'tl.extra.cuda.gdc_launch_dependents',
+  'tl.extra.cuda.experimental_tensormap_fenceproxy_acquire',
+]);
 const HINTS = new Set(['tl.multiple_of', 'tl.max_contiguous', 'tl.max_constancy', 'tl.optimization_barrier']);
 
 /** Triton functions a project module often re-exports (random numbers, tensor descriptors), by name. */
@@ -188,7 +200,8 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
   }
   if (HINTS.has(name)) return a(0, 'input') ?? NONE;
   // `tle.program_id(0)` (a project's own wrapper module) is a program id too.
-  const canon = /\.(program_id|num_programs)$/.test(name) && !name.startsWith('tl.') ? `tl.${short}` : name;
+  // A vendor's libdevice Philox (`tl.extra.mlu.libdevice.philox`) is Triton's.
+  const canon = (/\.(program_id|num_programs)$/.test(name) && !name.startsWith('tl.')) || name === 'libdevice.philox' ? `tl.${short}` : name;
   switch (canon) {
     case 'tl.program_id': {
       const axis = st.axisOf(a(0, 'axis'));
@@ -386,6 +399,14 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
       if (!isInt) st.rec.flop('elementwise', name, numel(shape), 'fp32', line(n));
       const r: NumVal = { k: 'num', shape, dtype: isInt ? 'int32' : 'fp32', isConst: false, data: true, pids: [], loops: [] };
       return short === 'randint4x' ? { k: 'tuple', items: [r, r, r, r] } : r;
+    }
+    case 'tl.swizzle2d': {
+      // `i, j = tl.swizzle2d(i, j, size_i, size_j, size_g)`: a permutation of the tile indices — integer work, the same ranges.
+      const i = a(0, 'i');
+      const j = a(1, 'j');
+      for (let k = 2; k < pos.length; k++) st.ops.eval(pos[k]);
+      if (i?.k === 'num' && j?.k === 'num') return { k: 'tuple', items: [i, j] };
+      return opaqueCall(st, name, [i, j].filter((x): x is Val => x !== undefined), n);
     }
     case 'tl.philox': {
       // `r0, r1, r2, r3 = tl.philox(seed, c0, c1, c2, c3)`: four blocks of random integers — integer work, 0 FLOPs.

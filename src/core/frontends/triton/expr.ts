@@ -155,6 +155,17 @@ export function name(st: TritonState, id: string): Val {
     }
   }
   if (m.functions.has(id) || m.fnAliases.has(id)) return { k: 'func', name: m.fnAliases.get(id) ?? id };
+  // A value another module of the project defines and this one imports (`triton_tanh = libdevice.tanh`).
+  const fg = m.foreignGlobals?.get(id);
+  if (fg && !st.resolvingGlobals.has(id)) {
+    st.resolvingGlobals.add(id);
+    try {
+      const gv = st.ops.eval(fg);
+      if (gv.k !== 'unknown') return gv.k === 'num' ? { ...gv, isConst: true } : gv;
+    } finally {
+      st.resolvingGlobals.delete(id);
+    }
+  }
   if (m.imports.has(id)) return { k: 'func', name: canonical(id, m.imports) };
   if (['range', 'min', 'max', 'len', 'int', 'float', 'abs', 'print', 'isinstance', 'getattr', 'hasattr', 'zip', 'enumerate', 'pow'].includes(id)) return { k: 'func', name: id };
   return unknown(`name ${id}`);

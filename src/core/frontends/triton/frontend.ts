@@ -24,8 +24,9 @@ import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import { fromLite, HostEnv } from './host';
 import { tritonPipelines } from './pipeline';
-import { scanModule, type FnInfo, type Launch, type ModuleInfo } from './module';
-import { line, shorten } from './syntax';
+import { scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo } from './module';
+import { foreignTrees, line, shorten } from './syntax';
+import { relatedRequests } from '../../related';
 
 /** Decorators of element functions that a library turns into kernels at run time (FlagGems and the like). */
 const ELEMENTWISE_DECORATORS = /(^|\.)(pointwise_dynamic|elementwise|triton_op)$/;
@@ -232,6 +233,47 @@ function scanned(tree: Tree, ctx: FrontendContext): Scan {
   return scan;
 }
 
+/** This module with the others' helpers, kept per scan while the others are unchanged (its host reader's memo survives edits elsewhere). */
+const mergedScans = new WeakMap<ModuleInfo, { key: string; m: ModuleInfo }>();
+function merged(own: ModuleInfo, foreign: { modules: ModuleInfo[]; key: string }): ModuleInfo {
+  if (foreign.modules.length === 0) return own;
+  const hit = mergedScans.get(own);
+  if (hit && hit.key === foreign.key) return hit.m;
+  const m = withForeign(own, foreign.modules);
+  mergedScans.set(own, { key: foreign.key, m });
+  return m;
+}
+
+/** Module scans of other modules' trees (kept while the tree is). */
+const foreignScans = new WeakMap<Tree, ModuleInfo>();
+
+/**
+ * The project modules the host read for this file (`from .utils import f`),
+ * scanned; each tree's nodes are said at the line of the import that brought
+ * it (the first project import when it came through another module).
+ */
+function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: string } {
+  const related = ctx.related ? Object.entries(ctx.related) : [];
+  if (related.length === 0) return { modules: [], key: '' };
+  const lines = new Map(relatedRequests('triton', ctx.source).map((q) => [q.spec, q.line]));
+  const first = Math.min(...lines.values());
+  const modules: ModuleInfo[] = [];
+  const keys: string[] = [];
+  for (const [spec, f] of related) {
+    const tree = parseCached(ctx.parsers.python, `related:${f.path}`, f.text, ctx.budget.parseMs);
+    if (!tree) continue;
+    foreignTrees.set(tree, lines.get(spec) ?? (Number.isFinite(first) ? first : 1));
+    let fm = foreignScans.get(tree);
+    if (!fm) {
+      fm = scanModule(tree.rootNode, ctx.budget);
+      if (!ctx.budget.fileTruncated && !ctx.budget.expired) foreignScans.set(tree, fm);
+    }
+    modules.push(fm);
+    keys.push(`${spec}@${foreignTrees.get(tree)}:${hash53(f.text)}`);
+  }
+  return { modules, key: keys.join('\n') };
+}
+
 /** `@triton.jit` written in the text: what a reader would call kernels (for "found" counts). */
 function jitDecorators(source: string): number {
   return (source.match(/@\s*(triton\.)?jit\b/g) ?? []).length;
@@ -244,7 +286,11 @@ export const tritonFrontend: Frontend = (ctx) => {
     file.diagnostics.push(say('parserGaveUp', 1, 'Python'));
     return file;
   }
-  const { m, found, context, errors } = scanned(tree, ctx);
+  const { m: own, found, context: ownContext, errors } = scanned(tree, ctx);
+  // Helpers and values of the project modules this one imports from, when the host read them.
+  const foreign = found.kernels.length ? foreignModules(ctx) : { modules: [], key: '' };
+  const m = merged(own, foreign);
+  const context = foreign.modules.length ? hash53(`${ownContext}\u0001${foreign.key}`) : ownContext;
   file.diagnostics.push(...errors);
   for (const s of found.skipped) file.diagnostics.push(say('skippedElementwise', s.fn.line, s.fn.name, s.decorator));
   if (found.kernels.length === 0 && found.skipped.length === 0 && jitDecorators(ctx.source) > 0 && errors.length > 0)
@@ -263,7 +309,7 @@ export const tritonFrontend: Frontend = (ctx) => {
   const r = runKernels(ctx, cache, 'triton', 'program', jobs);
   file.kernels = r.kernels;
   if (!ctx.user.launch) {
-    const pipelines = tritonPipelines(m, hostEnvOf(m, ctx), ctx.budget);
+    const pipelines = tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget);
     if (pipelines.length) file.pipelines = pipelines;
   }
   file.diagnostics.push(...r.diagnostics);

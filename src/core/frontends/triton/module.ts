@@ -76,6 +76,44 @@ export interface ModuleInfo {
   /** Plain calls `f(…)` of the module's host (non-jit) functions, in file order. */
   hostCalls: Map<string, Node[]>;
   root: Node;
+  /**
+   * Module-level values of other modules of the project this one imports from
+   * (src/core/related.ts), read after its own: never bound as the kernels'
+   * constants, only looked up by name when nothing of this module has it.
+   */
+  foreignGlobals?: Map<string, Node>;
+}
+
+/**
+ * This module with the jit functions and module-level values of the project
+ * modules it imports from (read by the host): a helper defined there
+ * (`from .utils import get_dtype_min`, `triton_tanh = libdevice.tanh`) is
+ * then known. This module's own names always win; the other modules'
+ * kernels and launches are not this file's.
+ */
+export function withForeign(m: ModuleInfo, foreign: ModuleInfo[]): ModuleInfo {
+  if (foreign.length === 0) return m;
+  const imports = new Map<string, string>();
+  const functions = new Map<string, FnInfo>();
+  const globals = new Map<string, Node>();
+  for (const f of foreign) {
+    for (const [k, v] of f.imports) if (!imports.has(k)) imports.set(k, v);
+    // `if hasattr(tl, 'x'): x = tl.x  else: @triton.jit def x(…)` (a fallback for old Triton): the library's is the one that runs.
+    for (const [k, v] of f.functions) if (v.isJit && !functions.has(k) && !f.globals.has(k)) functions.set(k, v);
+    for (const [k, v] of f.globals) if (!globals.has(k)) globals.set(k, v);
+    for (const [k, v] of f.foreignGlobals ?? []) if (!globals.has(k)) globals.set(k, v);
+  }
+  for (const [k, v] of m.imports) imports.set(k, v);
+  for (const [k, v] of m.functions) functions.set(k, v);
+  for (const k of m.globals.keys()) globals.delete(k);
+  const out: ModuleInfo = { ...m, imports, functions, fnAliases: new Map(m.fnAliases), foreignGlobals: globals };
+  for (const f of foreign) for (const [k, v] of f.fnAliases) if (!out.fnAliases.has(k) && functions.has(v)) out.fnAliases.set(k, v);
+  // `from .utils import _silu as silu`: the alias of a helper another module defines.
+  for (const [local, path] of m.imports) {
+    const last = path.split('.').pop()!;
+    if (local !== last && !m.functions.has(local) && functions.get(last)?.isJit) out.fnAliases.set(local, last);
+  }
+  return out;
 }
 
 /** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
@@ -84,7 +122,7 @@ export function canonical(name: string, imports: Map<string, string>): string {
   const head = imports.get(parts[0]);
   let full = head ? [head, ...parts.slice(1)].join('.') : name;
   full = full.replace(/^triton\.language(\.|$)/, 'tl$1');
-  full = full.replace(/^tl\.(extra\.(cuda\.|hip\.|intel\.)?)?libdevice\./, 'libdevice.');
+  full = full.replace(/^tl\.(extra\.([a-z]\w*\.)?)?libdevice\./, 'libdevice.');
   full = full.replace(/^tl\.(math|core|standard|semantic)\./, 'tl.');
   return full;
 }

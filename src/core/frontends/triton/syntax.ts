@@ -3,8 +3,14 @@
  */
 import type { Node } from 'web-tree-sitter';
 
+/**
+ * Trees of other modules of the project read for their helpers (src/core/related.ts),
+ * each with the line of the import that brought it: their nodes are said at that line.
+ */
+export const foreignTrees = new WeakMap<object, number>();
+
 export function line(n: Node): number {
-  return n.startPosition.row + 1;
+  return foreignTrees.get(n.tree) ?? n.startPosition.row + 1;
 }
 
 export function field(n: Node, name: string): Node | null {
