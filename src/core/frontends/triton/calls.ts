@@ -200,8 +200,7 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
   }
   if (HINTS.has(name)) return a(0, 'input') ?? NONE;
   // `tle.program_id(0)` (a project's own wrapper module) is a program id too.
-  // A vendor's libdevice Philox (`tl.extra.mlu.libdevice.philox`) is Triton's.
-  const canon = (/\.(program_id|num_programs)$/.test(name) && !name.startsWith('tl.')) || name === 'libdevice.philox' ? `tl.${short}` : name;
+  const canon = /\.(program_id|num_programs)$/.test(name) && !name.startsWith('tl.') ? `tl.${short}` : name;
   switch (canon) {
     case 'tl.program_id': {
       const axis = st.axisOf(a(0, 'axis'));
