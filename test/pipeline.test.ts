@@ -118,6 +118,21 @@ describe('pipelines', () => {
       assert.deepEqual((await run(shadowed))!.launches.map((l) => [l.kernel, l.unresolved ?? 'ok']), [['scale_shift', 'ok'], ['square_add', 'ok']]);
     });
 
+    it('a shader in a file of its own (import code from "./x.wgsl") is analysed for the launches, not listed as a kernel of the host', async () => {
+      const src = fs.readFileSync(WGSL, 'utf8');
+      const m = /const squareAddCode = \/\* wgsl \*\/ `([\s\S]*?)`;\n/.exec(src)!;
+      const host = src.replace(m[0], '').replace('const N = 1 << 20;', "import squareAddCode from './square_add.wgsl';\nconst N = 1 << 20;");
+      const related = { './square_add.wgsl': { path: 'square_add.wgsl', text: m[1] } };
+      const r = analyzeSource(host, await loadParsers(), { gpu, path: 'host.ts', related });
+      assert.deepEqual(r.kernels.map((k) => k.name), ['scale_shift']);
+      const pl = r.pipelines!.find((x) => x.name === 'encodeLayers')!;
+      assert.deepEqual(pl.launches.map((l) => [l.kernel, l.compulsoryBytes]), [['scale_shift', 8388608], ['square_add', 12582912]]);
+      assert.equal(pl.fusion[0].bytesSaved, 25165824);
+      // Without the file's text: listed, with the reason.
+      const alone = analyzeSource(host, await loadParsers(), { gpu, path: 'host.ts' });
+      assert.match(alone.pipelines!.find((x) => x.name === 'encodeLayers')!.launches[1].unresolved ?? '', /not WGSL written in this file/);
+    });
+
     it('one dispatch outside a loop is no pipeline', async () => {
       const src = fs.readFileSync(WGSL, 'utf8').replace(/    const b = encoder[\s\S]*?b\.end\(\);\n/, '').replace('for (let layer = 0; layer < LAYERS; layer++) {', 'if (LAYERS > 0) {');
       assert.equal(await run(src), undefined);

@@ -262,6 +262,8 @@ export const PIPELINE_TEXT = {
   kernelFailed: () => 'the analysis of the kernel failed',
   internal: (what: string) => `internal error: ${what}`,
   unitsUnknown: (names: readonly string[]) => `number of units unknown${names.length ? ` (bind ${names.map(bt).join(', ')})` : ''}`,
+  geometryUnknown: (names: readonly string[]) =>
+    `number of units unknown: the launch's size is not a value of this file${names.length ? ` (bind ${names.map(bt).join(', ')}, or give --grid)` : ''}`,
   countsUnknown: (names: readonly string[]) => `counts unknown${names.length ? `: bind ${names.map(bt).join(', ')}` : ''}`,
   kernelNotInFile: (kernel: string) => `kernel ${bt(kernel)} is not defined in this file (a header?): not analysed`,
   libraryCall: (name: string, lib: string) => `${bt(name)} is a ${lib} call: its work is not counted (no source in this file)`,

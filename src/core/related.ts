@@ -51,6 +51,9 @@ const PY_EXTERNAL = /^(triton|torch|numpy|math|os|sys|typing|typing_extensions|f
 /** Folders an absolute import is looked for above the file. */
 const PY_UP = 6;
 
+/** `import name from './shader.wgsl'` in a JS/TS host: [, local name, the path as written]. */
+export const JS_WGSL_IMPORT = /^[ \t]*import[ \t]+([A-Za-z_$][\w$]*)[ \t]+from[ \t]+['"]([^'"]+?\.wgsl(?:\?raw)?)['"]/;
+
 /**
  * The related files a source names, with where each may be. `wanted`: for a
  * module read for some of its names, those names (Python: only the imports
@@ -64,6 +67,13 @@ export function relatedRequests(language: Language, source: string, wanted?: rea
   const seen = new Set<string>();
   const lines = source.split('\n');
   for (let i = 0; i < lines.length && out.length < MAX_RELATED; i++) {
+    // A WebGPU host's shader in a file of its own: `import blurWGSL from './blur.wgsl'` (bundlers' `?raw` too).
+    const js = lines[i].includes('.wgsl') ? JS_WGSL_IMPORT.exec(lines[i]) : null;
+    if (js && !seen.has(js[2])) {
+      seen.add(js[2]);
+      out.push({ spec: js[2], line: i + 1, candidates: [js[2].replace(/\?raw$/, '').replace(/^\.\//, '')] });
+      continue;
+    }
     if (!lines[i].includes('#import')) continue;
     const m = WGSL_IMPORT.exec(lines[i].replace(/\r$/, ''));
     if (!m || seen.has(m[1])) continue;

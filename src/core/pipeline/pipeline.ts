@@ -26,6 +26,13 @@ export interface LaunchAnalysis {
 
 export type AnalyseLaunch = (inputs: LaunchInputs) => LaunchAnalysis;
 
+/** What sets the number of units when no launch says it, by unit kind. */
+const GEOMETRY: Record<string, string[]> = {
+  program: ['tl.num_programs(0)'],
+  block: ['gridDim.x'],
+  workgroup: ['num_workgroups.x', 'num_workgroups.y'],
+};
+
 function tensorBytes(f: TensorFootprint | undefined, env: Map<string, number>, which: 'read' | 'written'): number | null {
   const e = f?.[which];
   if (!f || !e) return f ? 0 : null;
@@ -76,7 +83,7 @@ export function buildPipeline(fact: HostPipelineFact, gpu: GpuSpec, analyse: Ana
       const f = a.footprints.find((x) => x.target === param);
       return { param, name: l.names[id] ?? id, id, readBytes: tensorBytes(f, env, 'read'), writtenBytes: tensorBytes(f, env, 'written') };
     });
-    const why = k.units === null ? pipelineText('unitsUnknown', k.unbound) : t?.lower === null || t === null ? pipelineText('countsUnknown', k.unbound) : undefined;
+    const why = k.units === null ? (k.formulas.units === undefined ? pipelineText('geometryUnknown', GEOMETRY[k.unit] ?? []) : pipelineText('unitsUnknown', k.unbound)) : t?.lower === null || t === null ? pipelineText('countsUnknown', k.unbound) : undefined;
     launches.push({
       ...base,
       units: k.units,

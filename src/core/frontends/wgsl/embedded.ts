@@ -34,6 +34,8 @@ export interface EmbeddedShader {
   moduleVar: string | undefined;
   /** Every `createShaderModule` call that takes this shader: its offset and the variable it is assigned to. */
   modules: { name: string | undefined; at: number }[];
+  /** A shader imported from a file of its own (`import blurWGSL from './blur.wgsl'`): that path. Its lines are the call's. */
+  imported?: string;
 }
 
 export interface Pipeline {
@@ -79,10 +81,14 @@ export interface HostScan {
 
 type JsValue = number | string | undefined;
 
-export function scanHost(src: string, lineOf: (offset: number) => number): HostScan {
+/**
+ * `imported`: the text of a shader the host imports by name (`import
+ * blurWGSL from './blur.wgsl'`), when the host read it (src/core/related.ts).
+ */
+export function scanHost(src: string, lineOf: (offset: number) => number, imported: (name: string) => { path: string; text: string } | undefined = () => undefined): HostScan {
   const all = lexJs(src);
   const sig = all.filter((t) => t.kind !== 'comment');
-  const scan = new HostScanner(src, all, sig, lineOf);
+  const scan = new HostScanner(src, all, sig, lineOf, imported);
   return scan.run();
 }
 
@@ -97,6 +103,7 @@ class HostScanner {
     private readonly all: JsToken[],
     private readonly sig: JsToken[],
     private readonly lineOf: (offset: number) => number,
+    private readonly imported: (name: string) => { path: string; text: string } | undefined,
   ) {}
 
   run(): HostScan {
@@ -124,6 +131,18 @@ class HostScanner {
       shaders.set(h.lit.start, sh);
       const line = this.lineOf(h.lit.start);
       this.diagnostics.push(h.how === 'function' ? say('shaderFromFunction', line, h.name ?? 'function') : say('shaderFromName', line, h.name ?? 'a value'));
+    }
+    // Shaders in files of their own, imported by name and passed as `code`.
+    for (const [name, at, moduleVar] of this.importedModules()) {
+      const f = this.imported(name);
+      if (!f) continue;
+      const known = [...shaders.values()].find((sh) => sh.imported === f.path);
+      if (known) {
+        known.modules.push({ name: moduleVar, at });
+        known.moduleVar ??= moduleVar;
+        continue;
+      }
+      shaders.set(at, { code: f.text, offsets: [], start: at, moduleVar, modules: [{ name: moduleVar, at }], imported: f.path });
     }
     const pipelines = this.pipelines();
     return {
@@ -203,7 +222,19 @@ class HostScanner {
       if (!value) continue;
       const lit = this.literalOf(value);
       if (lit) out.push([lit, this.assignedName(i), t[i].start]);
-      else this.diagnostics.push(say('unresolvedCode', this.lineOf(value.start), value.text));
+      else if (!(value.kind === 'ident' && this.imported(value.text))) this.diagnostics.push(say('unresolvedCode', this.lineOf(value.start), value.text));
+    }
+    return out;
+  }
+
+  /** `createShaderModule({ code: NAME })` with NAME a name the host imports: [NAME, the call's offset, the module's variable]. */
+  private importedModules(): [string, number, string | undefined][] {
+    const out: [string, number, string | undefined][] = [];
+    const t = this.sig;
+    for (let i = 0; i + 2 < t.length; i++) {
+      if (t[i].text !== 'createShaderModule' || t[i + 1].text !== '(' || t[i + 2].text !== '{') continue;
+      const value = this.property(i + 2, 'code');
+      if (value?.kind === 'ident' && !this.literalOf(value) && this.imported(value.text)) out.push([value.text, t[i].start, this.assignedName(i)]);
     }
     return out;
   }

@@ -19,7 +19,7 @@ import { remember, staleKernels } from './cache';
 import { dispatchFor, pipelineUses, scanHost, type Dispatch, type EmbeddedShader, type HostScan } from './embedded';
 import { encoderPipelines } from './encoder';
 import { analyzeEntry } from './kernel';
-import { MAX_RELATED, WGSL_IMPORT, relatedRequests } from '../../related';
+import { JS_WGSL_IMPORT, MAX_RELATED, WGSL_IMPORT, relatedRequests } from '../../related';
 import { scanModule, type ModuleInfo } from './module';
 
 const HOST_FILE = /\.(m?js|cjs|jsx|ts|mts|cts|tsx)$/i;
@@ -38,7 +38,7 @@ export const wgslFrontend: Frontend = (ctx) => {
   const lines = lineStarts(ctx.source);
   const hostLine = (offset: number) => lineAt(lines, offset);
   const out: FileIR = { language: 'wgsl', kernels: [], diagnostics: [] };
-  const scan = HOST_FILE.test(path) ? scanHost(ctx.source, hostLine) : undefined;
+  const scan = HOST_FILE.test(path) ? scanHost(ctx.source, hostLine, importedShaders(ctx)) : undefined;
   if (scan) out.diagnostics.push(...scan.diagnostics);
   const shaders: Shader[] = scan ? scan.shaders.map((sh) => embeddedShader(sh, hostLine)) : [withImports(ctx, hostLine, out.diagnostics)];
   const parsed = shaders.map((sh) => ({ sh, ast: parse(sh.code, path, sh.lineOf, out.diagnostics) }));
@@ -56,6 +56,8 @@ export const wgslFrontend: Frontend = (ctx) => {
       broken = true;
       return;
     }
+    // A shader in a file of its own is that file's kernels: here only the launches of a pipeline analyse it.
+    if (sh.embedded?.imported && !launched) return;
     const dispatch = (entry: string) =>
       launched ? launchDetail(launched, hostLine, out) : scan && sh.embedded ? dispatchDetail(scan, sh.embedded, entry, kernelCount, hostLine, out) : undefined;
     const own = mod.entries.filter((f) => sh.own === undefined || f.start < sh.own);
@@ -113,6 +115,21 @@ function withImports(ctx: FrontendContext, hostLine: (offset: number) => number,
     return line;
   };
   return { code, lineOf, embedded: undefined, own };
+}
+
+/** The shaders a host imports by name (`import blurWGSL from './blur.wgsl'`) that the host read. */
+function importedShaders(ctx: FrontendContext): (name: string) => { path: string; text: string } | undefined {
+  const related = ctx.related;
+  if (!related || !ctx.source.includes('.wgsl')) return () => undefined;
+  const byName = new Map<string, string>();
+  for (const l of ctx.source.split('\n')) {
+    const m = l.includes('.wgsl') ? JS_WGSL_IMPORT.exec(l) : null;
+    if (m && related[m[2]]) byName.set(m[1], m[2]);
+  }
+  return (name) => {
+    const spec = byName.get(name);
+    return spec ? related[spec] : undefined;
+  };
 }
 
 /** An embedded shader whose offsets map to host lines. */
