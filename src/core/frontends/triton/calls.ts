@@ -253,6 +253,21 @@ function builtin(st: TritonState, name: string, pos: Node[], kw: Map<string, Nod
       const v = x && x.k === 'num' && x.value ? evaluate(x.value, st.env) : undefined;
       return v === undefined ? unknown('next_power_of_2') : constInt(nextPow2(v));
     }
+    case 'tl._log2': {
+      // `tl._log2(N)`: log2 of a compile-time power of two (bitonic-sort helpers).
+      const x = a(0, 'i');
+      const v = x && x.k === 'num' && x.value ? evaluate(x.value, st.env) : undefined;
+      return v === undefined || v <= 0 ? unknown('_log2') : constInt(Math.floor(Math.log2(v)));
+    }
+    case 'tl.gather': {
+      // `tl.gather(src, index, axis)`: elements of a block picked by an index block — register moves, 0 FLOPs;
+      // the result has the index's shape and the source's type.
+      const src = a(0, 'src');
+      const idx = a(1, 'index');
+      a(2, 'axis');
+      if (src?.k !== 'num' || idx?.k !== 'num') return opaqueCall(st, name, [src, idx].filter((x): x is Val => x !== undefined), n);
+      return { ...src, shape: idx.shape, isConst: false, value: undefined, off: undefined, data: src.data || idx.data, pids: union(src.pids, idx.pids) } as NumVal;
+    }
     case 'tl.load':
       return load(st, a(0, 'pointer'), kw.has('mask') || pos.length > 1 ? a(1, 'mask') : undefined, n);
     case 'tl.store':
