@@ -30,14 +30,26 @@ export const cudaFrontend: Frontend = (input) => {
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
   const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs);
   if (!tree) return { language: 'cuda', kernels: [], diagnostics: [say('parserGaveUp', 1, 'CUDA')] };
-  const snippets = new Snippets(ctx.parsers.cuda);
   const closed = closeBraces(ctx, tree.rootNode);
+  const arch = targetArch(ctx.gpu);
+  const values = userValues(ctx);
+  // The file's scan (declarations, macros, launch sites) and its context hash, reused while the tree and the
+  // values it depends on are the same: a pipeline's launches and re-analyses after a settings change read it again.
+  const key = `${JSON.stringify([...values])}\u0001${JSON.stringify(arch)}`;
+  const cached = closed ? undefined : scanOf(ctx, tree, key);
+  const snippets = cached?.snippets ?? new Snippets(ctx.parsers.cuda);
   try {
     diagnostics.push(...syntaxErrors(tree.rootNode));
-    const arch = targetArch(ctx.gpu);
-    const file = new FileInfo((closed ?? tree).rootNode, snippets, userValues(ctx), arch);
+    const file = cached?.file ?? new FileInfo((closed ?? tree).rootNode, snippets, values, arch);
     diagnostics.push(...file.diagnostics, ...includeNotes(file));
-    const r = analyzeKernels(ctx, file, closed ? `${ctx.source}\n;}` : ctx.source, ctx.source.includes(CUDA_ARCH) ? String(file.archValue) : '');
+    const source = closed ? `${ctx.source}\n;}` : ctx.source;
+    const archText = ctx.source.includes(CUDA_ARCH) ? String(file.archValue) : '';
+    let context = cached?.context;
+    if (context === undefined) {
+      context = hash53(outsideKernels(source, file) + '\u0002' + archText);
+      if (cached) cached.context = context;
+    }
+    const r = analyzeKernels(ctx, file, context);
     diagnostics.push(...r.diagnostics);
     if (file.kernels.length === 0) {
       const defs = (ctx.source.match(/__global__/g) ?? []).length;
@@ -47,17 +59,45 @@ export const cudaFrontend: Frontend = (input) => {
     const pipelines = ctx.user.launch || r.incomplete ? [] : cudaPipelines(ctx, file);
     return { language: 'cuda', kernels: r.kernels, diagnostics, ...(pipelines.length ? { pipelines } : {}), ...(r.incomplete ? { incomplete: r.incomplete } : {}) } satisfies FileIR;
   } finally {
-    snippets.dispose();
+    if (!cached) snippets.dispose();
     closed?.delete();
   }
 };
 
-/**
- * `__align__(N)` is CUDA's spelling of `alignas(N)`. tree-sitter-cuda reads
- * `alignas` everywhere but not `__align__` (it takes `struct __align__(16) P
- * { … };` for a function). Both are 9 characters with the padding, so lines
- * and columns are unchanged. A file that defines `__align__` keeps it.
- */
+interface FileScan {
+  tree: Tree;
+  key: string;
+  file: FileInfo;
+  snippets: Snippets;
+  context?: string;
+}
+
+/** The last scan per path; a new tree or other values replace it (and free its snippets). */
+const fileScans = new Map<string, FileScan>();
+/** Paths whose scans are kept at most (the oldest is dropped). */
+const MAX_FILE_SCANS = 64;
+
+function scanOf(ctx: FrontendContext, tree: Tree, key: string): FileScan | undefined {
+  const path = ctx.path ?? '<input>';
+  const hit = fileScans.get(path);
+  if (hit && hit.tree === tree && hit.key === key) return hit;
+  // Build it outside the cache when the budget may cut the scan short (a partial scan must not be reused).
+  if (ctx.budget.fileTruncated || ctx.budget.expired) return undefined;
+  if (hit) {
+    hit.snippets.dispose();
+    fileScans.delete(path);
+  }
+  const snippets = new Snippets(ctx.parsers.cuda);
+  const scan: FileScan = { tree, key, file: new FileInfo(tree.rootNode, snippets, userValues(ctx), targetArch(ctx.gpu)), snippets };
+  fileScans.set(path, scan);
+  if (fileScans.size > MAX_FILE_SCANS) {
+    const [oldest, s] = fileScans.entries().next().value as [string, FileScan];
+    s.snippets.dispose();
+    fileScans.delete(oldest);
+  }
+  return scan;
+}
+
 function spellAlignas(source: string): string {
   if (!source.includes('__align__') || /#\s*define\s+__align__/.test(source)) return source;
   return source.replace(/\b__align__(?=\s*\()/g, 'alignas  ');
@@ -72,6 +112,8 @@ const cache = new KernelCache();
 
 export function clearCudaCache(): void {
   cache.clear();
+  for (const s of fileScans.values()) s.snippets.dispose();
+  fileScans.clear();
 }
 
 /**
@@ -114,8 +156,7 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
   return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, source: string, arch: string): ReturnType<typeof runKernels> {
-  const context = hash53(outsideKernels(source, file) + '\u0002' + arch);
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string): ReturnType<typeof runKernels> {
   return runKernels(
     ctx,
     cache,

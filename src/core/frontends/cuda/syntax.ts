@@ -54,18 +54,23 @@ export function joinContinuations(text: string): string {
  */
 export class Snippets {
   private readonly trees: Tree[] = [];
+  /** Each text is parsed once (a file's scan is reused across analyses: its snippets with it). */
+  private readonly parsed = new Map<string, Node | null>();
 
   constructor(private readonly parser: Parser) {}
 
   /** Parses `text` as the body of a function and returns its first statement, or null. */
   statement(text: string): Node | null {
+    const hit = this.parsed.get(text);
+    if (hit !== undefined) return hit;
     const tree = this.parser.parse(`void __roofline_snippet__() {\n${text}\n;}`);
     if (!tree) return null;
     this.trees.push(tree);
     const fn = tree.rootNode.namedChildren.find((c) => c.type === 'function_definition');
     const body = fn?.childForFieldName('body');
-    const first = body ? named(body)[0] : undefined;
-    return first ?? null;
+    const first = body ? (named(body)[0] ?? null) : null;
+    this.parsed.set(text, first);
+    return first;
   }
 
   /** Parses `text` as an expression; returns it when the snippet reads as one expression statement. */
@@ -78,5 +83,6 @@ export class Snippets {
   dispose(): void {
     for (const t of this.trees) t.delete();
     this.trees.length = 0;
+    this.parsed.clear();
   }
 }
