@@ -143,32 +143,28 @@ export function name(st: TritonState, id: string): Val {
     if (typeof b.value === 'number') return scalar(sym(id), Number.isInteger(b.value) ? 'int32' : 'fp32', true, { off: offConst(sym(id)) });
     if (typeof b.value === 'boolean') return scalar(sym(id), 'bool', true);
   }
-  const g = m.globals.get(id);
-  if (g && !st.resolvingGlobals.has(id)) {
-    // A module-level dtype alias or tuple; `A = (A)` or `A = B; B = A` resolve to nothing.
-    st.resolvingGlobals.add(id);
-    try {
-      const gv = st.ops.eval(g);
-      if (gv.k !== 'unknown') return gv.k === 'num' ? { ...gv, isConst: true } : gv;
-    } finally {
-      st.resolvingGlobals.delete(id);
-    }
-  }
+  const gv = moduleValue(st, id, m.globals.get(id));
+  if (gv) return gv;
   if (m.functions.has(id) || m.fnAliases.has(id)) return { k: 'func', name: m.fnAliases.get(id) ?? id };
   // A value another module of the project defines and this one imports (`triton_tanh = libdevice.tanh`).
-  const fg = m.foreignGlobals?.get(id);
-  if (fg && !st.resolvingGlobals.has(id)) {
-    st.resolvingGlobals.add(id);
-    try {
-      const gv = st.ops.eval(fg);
-      if (gv.k !== 'unknown') return gv.k === 'num' ? { ...gv, isConst: true } : gv;
-    } finally {
-      st.resolvingGlobals.delete(id);
-    }
-  }
+  const fv = moduleValue(st, id, m.foreignGlobals?.get(id));
+  if (fv) return fv;
   if (m.imports.has(id)) return { k: 'func', name: canonical(id, m.imports) };
   if (['range', 'min', 'max', 'len', 'int', 'float', 'abs', 'print', 'isinstance', 'getattr', 'hasattr', 'zip', 'enumerate', 'pow'].includes(id)) return { k: 'func', name: id };
   return unknown(`name ${id}`);
+}
+
+/** The value of a module-level `NAME = …` (a dtype alias, a tuple, a constant); `A = (A)` or `A = B; B = A` resolve to nothing. */
+function moduleValue(st: TritonState, id: string, g: Node | undefined): Val | undefined {
+  if (!g || st.resolvingGlobals.has(id)) return undefined;
+  st.resolvingGlobals.add(id);
+  try {
+    const gv = st.ops.eval(g);
+    if (gv.k !== 'unknown') return gv.k === 'num' ? { ...gv, isConst: true } : gv;
+  } finally {
+    st.resolvingGlobals.delete(id);
+  }
+  return undefined;
 }
 
 function attribute(st: TritonState, n: Node): Val {
