@@ -7,7 +7,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { analyzeFile, assertSane, check, fixtures } from './check';
+import { analyzeFile, assertSane, check, fixtures, loadParsers } from './check';
+import { analyzeSource } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'cuda');
@@ -472,5 +473,30 @@ describe('CUDA structs, references, __CUDA_ARCH__, textures (issue 13: P8, P9, N
     // Loop: 64 threads × cdiv(1024, 32) = 32 trips × 7; reduce: 2 warps × 31 × 7 (acc is not the constant it started as).
     assert.equal(k.perUnit.flops, 64 * 32 * 7 + 2 * 31 * 7);
     assert.equal(k.perUnit.specialOps, 64 * 32 * 2 + 2 * 31 * 2);
+  });
+});
+
+describe('CUDA: headers of the project (`#include "x.h"`)', () => {
+  const FILE = path.join(__dirname, 'fixtures', 'cuda', 'include_header.cu');
+  const HEADER = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'common', 'pair_ops.h'), 'utf8');
+  const source = fs.readFileSync(FILE, 'utf8');
+  const run = async (src: string, header?: string) =>
+    analyzeSource(src, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'include_header.cu', ...(header !== undefined ? { related: { 'pair_ops.h': { path: 'common/pair_ops.h', text: header } } } : {}) });
+
+  it('without the header: it is said not read, and the kernel is incomplete', async () => {
+    const r = await run(source);
+    assert.ok(r.diagnostics.some((d) => d.code === 'includeNotRead' && d.line === 15));
+    assert.equal(r.kernels[0].complete, false);
+  });
+
+  it("a header's kernels are not this file's; what goes wrong in it is said at the #include line; lines stay the file's", async () => {
+    const header = HEADER.replace('return x * y + 1.0f;', 'return mystery(x) * y + 1.0f;') + '\n__global__ void header_kernel(float* p) { p[threadIdx.x] = 1.0f; }\n';
+    const r = await run(source, header);
+    assert.deepEqual(r.kernels.map((k) => [k.name, k.line]), [['pair_kernel', 16]]);
+    assert.ok(!r.diagnostics.some((d) => d.code === 'includeNotRead'), JSON.stringify(r.diagnostics));
+    const d = r.diagnostics.find((x) => /mystery/.test(x.message));
+    assert.equal(d?.line, 15);
+    // The launch in main() is still found and sized (its line is the file's).
+    assert.equal(r.kernels[0].units, 4096);
   });
 });

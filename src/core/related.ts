@@ -62,6 +62,7 @@ export const JS_WGSL_IMPORT = /^[ \t]*import[ \t]+([A-Za-z_$][\w$]*)[ \t]+from[ 
  */
 export function relatedRequests(language: Language, source: string, wanted?: readonly string[]): RelatedRequest[] {
   if (language === 'triton') return pythonRequests(source, wanted);
+  if (language === 'cuda') return cudaRequests(source);
   if (language !== 'wgsl') return [];
   const out: RelatedRequest[] = [];
   const seen = new Set<string>();
@@ -79,6 +80,28 @@ export function relatedRequests(language: Language, source: string, wanted?: rea
     if (!m || seen.has(m[1])) continue;
     seen.add(m[1]);
     out.push({ spec: m[1], line: i + 1, candidates: wgslCandidates(m[1]) });
+  }
+  return out;
+}
+
+/** `#include "name.h"` (quotes: a header of the project; `<…>` is a system or library header). */
+const C_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"/;
+
+/** Folders a project keeps its headers in, tried beside the file and up to two folders above. */
+const C_DIRS = ['', 'include/', 'utils/', 'common/', 'src/'];
+
+function cudaRequests(source: string): RelatedRequest[] {
+  if (!source.includes('#')) return [];
+  const out: RelatedRequest[] = [];
+  const seen = new Set<string>();
+  const lines = source.split('\n');
+  for (let i = 0; i < lines.length && out.length < MAX_RELATED; i++) {
+    if (!lines[i].includes('include')) continue;
+    const m = C_INCLUDE.exec(lines[i]);
+    if (!m || seen.has(m[1])) continue;
+    seen.add(m[1]);
+    const candidates = ['', '../', '../../'].flatMap((up) => C_DIRS.map((d) => `${up}${d}${m[1]}`));
+    out.push({ spec: m[1], line: i + 1, candidates });
   }
   return out;
 }

@@ -18,7 +18,7 @@ export class RelatedFiles {
 
   /** `changed` gets the documents to analyse again when a file they read changes. */
   constructor(owner: Owner, private readonly changed: (documents: string[]) => void) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{wgsl,py}');
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{wgsl,py,h,hh,hpp,cuh}');
     owner.add(watcher);
     const touch = (uri: vscode.Uri): void => this.touch(uri.toString());
     owner.add(watcher.onDidChange(touch));

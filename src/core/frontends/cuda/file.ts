@@ -107,6 +107,8 @@ export interface Include {
   path: string;
   system: boolean;
   line: number;
+  /** Offset in the analysed text (headers read in front of the file come first). */
+  offset: number;
 }
 
 /** The types of nodes whose children can be declarations, statements or directives. */
@@ -283,7 +285,7 @@ export class FileInfo {
     if (!p) return;
     const system = p.type === 'system_lib_string';
     const path = system ? p.text.slice(1, -1) : p.text.replace(/^"|"$/g, '');
-    this.includes.push({ path, system, line: lineOf(c) });
+    this.includes.push({ path, system, line: lineOf(c), offset: c.startIndex });
   }
 
   /** Chooses the live branch of a `#if` chain with the macros seen so far, and walks only that one. */

@@ -18,14 +18,54 @@ import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
-import { brief, lineOf, Snippets, type Node } from './syntax';
+import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
 import { parseCached } from '../../parsers';
+import { relatedRequests } from '../../related';
 
 const MAX_SYNTAX_DIAGNOSTICS = 5;
 const MAX_SEARCH_DEPTH = 256;
 
 export const cudaFrontend: Frontend = (input) => {
-  const ctx: FrontendContext = { ...input, source: spellAlignas(input.source) };
+  // Headers of the project the file includes (`#include "utils.h"`), when the host read them, go in front of it
+  // (as the preprocessor puts them): their macros, helpers and structs are then known.
+  const headers = headerPrefix(input);
+  const ctx: FrontendContext = { ...input, source: spellAlignas(headers ? headers.text + input.source : input.source) };
+  return withRowMap(headers?.map, () => analyseFile(ctx, input.source, headers));
+};
+
+interface Headers {
+  /** The headers' texts, nested ones first, each ending with a newline. */
+  text: string;
+  /** Row of the analysed text → 1-based line of the file (a header's rows: its `#include` line). */
+  map: (row: number) => number;
+  /** The specs read (their `#include` lines are not "not read"). */
+  read: Set<string>;
+}
+
+function headerPrefix(input: FrontendContext): Headers | undefined {
+  const related = input.related ? Object.entries(input.related) : [];
+  if (related.length === 0) return undefined;
+  const own = new Map(relatedRequests('cuda', input.source).map((q) => [q.spec, q.line]));
+  const first = own.size ? Math.min(...own.values()) : 1;
+  // Nested headers were read after the ones that include them: put them first.
+  const ordered = related.reverse();
+  const spans: { to: number; line: number }[] = [];
+  let text = '';
+  let rows = 0;
+  for (const [spec, f] of ordered) {
+    const body = f.text.endsWith('\n') ? f.text : `${f.text}\n`;
+    text += body;
+    rows += body.split('\n').length - 1;
+    spans.push({ to: rows, line: own.get(spec.split(' ')[0]) ?? first });
+  }
+  const map = (row: number): number => {
+    if (row >= rows) return row - rows + 1;
+    return spans.find((sp) => row < sp.to)!.line;
+  };
+  return { text, map, read: new Set(related.map(([spec]) => spec.split(' ')[0])) };
+}
+
+function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined): FileIR {
   const diagnostics: Diagnostic[] = [];
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
   const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs);
@@ -36,12 +76,12 @@ export const cudaFrontend: Frontend = (input) => {
   // The file's scan (declarations, macros, launch sites) and its context hash, reused while the tree and the
   // values it depends on are the same: a pipeline's launches and re-analyses after a settings change read it again.
   const key = `${JSON.stringify([...values])}\u0001${JSON.stringify(arch)}`;
-  const cached = closed ? undefined : scanOf(ctx, tree, key);
+  const cached = closed ? undefined : scanOf(ctx, tree, key, headers);
   const snippets = cached?.snippets ?? new Snippets(ctx.parsers.cuda);
   try {
     diagnostics.push(...syntaxErrors(tree.rootNode));
-    const file = cached?.file ?? new FileInfo((closed ?? tree).rootNode, snippets, values, arch);
-    diagnostics.push(...file.diagnostics, ...includeNotes(file));
+    const file = cached?.file ?? ownKernels(new FileInfo((closed ?? tree).rootNode, snippets, values, arch), headers);
+    diagnostics.push(...file.diagnostics, ...includeNotes(file, headers));
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
     const archText = ctx.source.includes(CUDA_ARCH) ? String(file.archValue) : '';
     let context = cached?.context;
@@ -52,7 +92,7 @@ export const cudaFrontend: Frontend = (input) => {
     const r = analyzeKernels(ctx, file, context);
     diagnostics.push(...r.diagnostics);
     if (file.kernels.length === 0) {
-      const defs = (ctx.source.match(/__global__/g) ?? []).length;
+      const defs = (ownSource.match(/__global__/g) ?? []).length;
       diagnostics.push(defs > 0 ? say('kernelsNotFound', 1, 'CUDA', `${defs} \`__global__\` function(s)`) : say('noKernels', 1, 'CUDA (`__global__`)'));
     }
     // Launch sequences of the host code (issue 18); not while analysing one launch of one.
@@ -77,7 +117,7 @@ const fileScans = new Map<string, FileScan>();
 /** Paths whose scans are kept at most (the oldest is dropped). */
 const MAX_FILE_SCANS = 64;
 
-function scanOf(ctx: FrontendContext, tree: Tree, key: string): FileScan | undefined {
+function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers | undefined): FileScan | undefined {
   const path = ctx.path ?? '<input>';
   const hit = fileScans.get(path);
   if (hit && hit.tree === tree && hit.key === key) return hit;
@@ -88,7 +128,7 @@ function scanOf(ctx: FrontendContext, tree: Tree, key: string): FileScan | undef
     fileScans.delete(path);
   }
   const snippets = new Snippets(ctx.parsers.cuda);
-  const scan: FileScan = { tree, key, file: new FileInfo(tree.rootNode, snippets, userValues(ctx), targetArch(ctx.gpu)), snippets };
+  const scan: FileScan = { tree, key, file: ownKernels(new FileInfo(tree.rootNode, snippets, userValues(ctx), targetArch(ctx.gpu)), headers), snippets };
   fileScans.set(path, scan);
   if (fileScans.size > MAX_FILE_SCANS) {
     const [oldest, s] = fileScans.entries().next().value as [string, FileScan];
@@ -168,7 +208,7 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string): 
         key: [own.text, lineOf(own), context].join('\0'),
         name: def.name,
         line: lineOf(def.node),
-        range: { startLine: own.startPosition.row, endLine: def.node.endPosition.row },
+        range: { startLine: fileRow(own.startPosition.row), endLine: fileRow(def.node.endPosition.row) },
         run: () => analyzeKernel(ctx, file, def),
       };
     }),
@@ -213,9 +253,19 @@ function findMissing(n: Node, out: { node: Node; parent: Node }[], depth = 0): v
   }
 }
 
-/** Local headers are not read: say so once per header. */
-function includeNotes(file: FileInfo): Diagnostic[] {
+/** The kernels of the file itself: a header's `__global__` functions are that header's. */
+function ownKernels(file: FileInfo, headers: Pick<Headers, 'text'> | undefined): FileInfo {
+  if (!headers) return file;
+  const from = headers.text.length;
+  const own = file.kernels.filter((k) => (k.template ?? k.node).startIndex >= from);
+  file.kernels.splice(0, file.kernels.length, ...own);
+  return file;
+}
+
+/** Local headers that were not read: said once per header (headers read, and the includes inside them, are not). */
+function includeNotes(file: FileInfo, headers: Headers | undefined): Diagnostic[] {
+  const from = headers?.text.length ?? 0;
   return file.includes
-    .filter((i) => !i.system)
+    .filter((i) => !i.system && i.offset >= from && !headers?.read.has(i.path))
     .map((i) => say('includeNotRead', i.line, i.path));
 }

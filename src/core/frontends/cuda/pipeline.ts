@@ -30,7 +30,7 @@ import { evalExpr } from './expr';
 import type { FileInfo, FnDef, LaunchSite } from './file';
 import { callerParams, enterHostFunction, hostInterp, paramNames, type HostParams } from './launch';
 import type { Interp } from './state';
-import { brief, hasToken, lineOf, named, type Node } from './syntax';
+import { brief, fileRow, hasToken, lineOf, named, type Node } from './syntax';
 
 interface Walk {
   params: HostParams;
@@ -394,7 +394,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
     out.push({
       name: def.name,
       line: nameLine(def.node),
-      endLine: def.node.endPosition.row + 1,
+      endLine: fileRow(def.node.endPosition.row) + 1,
       launches,
       ...(launches.length >= MAX_LAUNCHES ? { notes: [pipelineText('truncatedNote', MAX_LAUNCHES)] } : {}),
     });

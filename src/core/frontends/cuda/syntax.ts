@@ -8,8 +8,31 @@ import type { Node, Parser, Tree } from 'web-tree-sitter';
 export type { Node };
 
 /** 1-based line of a node. */
+/**
+ * Lines of the analysed text as the file's lines: headers of the project read
+ * in front of the file (`#include "utils.h"`) are said at their `#include`
+ * line, and the file's own rows are shifted back. Set by the frontend for the
+ * duration of one analysis.
+ */
+let rowMap: ((row: number) => number) | undefined;
+
+export function withRowMap<T>(map: ((row: number) => number) | undefined, run: () => T): T {
+  const prev = rowMap;
+  rowMap = map;
+  try {
+    return run();
+  } finally {
+    rowMap = prev;
+  }
+}
+
+/** 0-based row in the file of a row of the analysed text. */
+export function fileRow(row: number): number {
+  return rowMap ? rowMap(row) - 1 : row;
+}
+
 export function lineOf(n: Node): number {
-  return n.startPosition.row + 1;
+  return fileRow(n.startPosition.row) + 1;
 }
 
 /** Named children without comments. */

@@ -58,10 +58,7 @@ function classify(st: Interp, v: Val): CondClass {
   if (mixed) return mixed;
   const env = st.env();
   if (kinds.has('block') || kinds.has('iter') || kinds.has('clip')) {
-    // The grid axes the condition's block indices run along whose size is unknown (one block along them is possible).
-    const axes = new Set<string>();
-    for (const e of exprs) for (const n of freeSymbols(e)) if (/^blockIdx\.[xyz]$/.test(n) && !env.has(`gridDim.${n.slice(9)}`)) axes.add(`gridDim.${n.slice(9)}`);
-    return { k: 'bounds', shape: boundsShape(st, c), unknownAxes: [...axes].sort() };
+    return { k: 'bounds', shape: boundsShape(st, c), unknownAxes: firstBlockAxes(c, env) };
   }
   const unbound = [...names].filter((n) => !env.has(n));
   const runtime = unbound.some((n) => st.runtimeParams.has(n));
@@ -69,6 +66,29 @@ function classify(st: Interp, v: Val): CondClass {
   const value = evalCond(c, env);
   if (value !== undefined) return { k: 'const', value };
   return runtime ? { k: 'runtime' } : { k: 'compile', names: unbound };
+}
+
+/**
+ * The grid axes of unknown size along which a comparison of a block-dependent
+ * index with a number (`i == 0`, `blockIdx.x < 2`) is decided by the first
+ * block: the launch may have one block there. A thread-only comparison
+ * (`warp == 0`) is not one.
+ */
+function firstBlockAxes(c: Cond, env: ReadonlyMap<string, number>): string[] {
+  const axes = new Set<string>();
+  const visit = (x: Cond): void => {
+    if (x.k === 'and' || x.k === 'or') {
+      visit(x.l);
+      visit(x.r);
+    } else if (x.k === 'not') visit(x.c);
+    else if (x.k === 'cmp')
+      for (const [side, other] of [[x.a, x.b], [x.b, x.a]] as const) {
+        if (evaluate(other, new Map()) === undefined) continue;
+        for (const n of freeSymbols(side)) if (/^blockIdx\.[xyz]$/.test(n) && !env.has(`gridDim.${n.slice(9)}`)) axes.add(`gridDim.${n.slice(9)}`);
+      }
+  };
+  visit(c);
+  return [...axes].sort();
 }
 
 /**
@@ -87,10 +107,11 @@ function threadWithinBounds(st: Interp, c: Cond): CondClass | undefined {
   const bounds: Cond[] = [];
   for (const p of parts) {
     const k = kindsOf(p);
+    // A comparison that involves the block index (a global index `blockIdx.x * B + threadIdx.y * 8 < n`) is a
+    // bounds check, decided by the interior; one of thread indices only (`warp == 0`) counts its threads.
     const isThread = k.has('thread') || k.has('geom');
     const isBounds = k.has('block') || k.has('iter') || k.has('clip');
-    if (isThread && isBounds) return undefined;
-    (isThread ? thread : bounds).push(p);
+    (isThread && !isBounds ? thread : bounds).push(p);
   }
   if (!thread.length || !bounds.length) return undefined;
   const join = (xs: Cond[]): Cond => xs.reduce((l, r) => ({ k: 'and', l, r }));

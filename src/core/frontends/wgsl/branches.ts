@@ -143,9 +143,9 @@ function classify(st: WgslState, cond: ExpressionElem): CondClass {
 }
 
 /**
- * The workgroup axes the ids a condition compares run along whose dispatch
- * size is unknown (the dispatch may have one workgroup along them). The
- * sides are looked at a second time, quietly.
+ * The workgroup axes along which an id the condition compares with a number
+ * runs, when the dispatch's size along them is unknown (the dispatch may have
+ * one workgroup there). The sides are looked at a second time, quietly.
  */
 function unknownAxes(st: WgslState, cond: ExpressionElem): string[] {
   const axes = new Set<string>();
@@ -158,14 +158,18 @@ function unknownAxes(st: WgslState, cond: ExpressionElem): string[] {
       visit(u.right);
       return;
     }
-    for (const side of [u.left, u.right]) {
+    // An id compared with a number (`gid.x == 0u`): decided by the first workgroup along the id's axes.
+    const sides = [u.left, u.right].map((side) => {
       st.notes.muted++;
       try {
-        const v = st.quietly(() => st.ops.evalExpr(side));
-        for (const n of v.sym ? freeSymbols(v.sym) : []) if (n.startsWith('@wid.') && !st.env.has(`num_workgroups.${n.slice(5)}`)) axes.add(`num_workgroups.${n.slice(5)}`);
+        return st.quietly(() => st.ops.evalExpr(side));
       } finally {
         st.notes.muted--;
       }
+    });
+    for (const [v, other] of [[sides[0], sides[1]], [sides[1], sides[0]]] as const) {
+      if (!isConst(other) || other.fn?.(new Map()) === undefined) continue;
+      for (const n of v.sym ? freeSymbols(v.sym) : []) if (n.startsWith('@wid.') && !st.env.has(`num_workgroups.${n.slice(5)}`)) axes.add(`num_workgroups.${n.slice(5)}`);
     }
   };
   visit(cond);
