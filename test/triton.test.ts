@@ -58,3 +58,18 @@ describe('Triton: helpers of other project modules', () => {
     assert.equal(r.kernels[0].complete, true);
   });
 });
+
+describe('Triton: call sites by a walk and by the query', () => {
+  it('agree on every fixture (launches, plain calls, combine functions, in file order)', async () => {
+    const { parseCached } = await import('../src/core/parsers');
+    const { callSiteFinders } = await import('../src/core/frontends/triton/module');
+    const p = await loadParsers();
+    const files = [...fixtures('triton', ['.py']), ...fs.readdirSync(path.join(__dirname, 'fixtures', 'rules')).flatMap((d) => fixtures(`rules/${d}`, ['.py']))];
+    assert.ok(files.length > 20);
+    for (const f of files) {
+      const tree = parseCached(p.python, `callsites:${f}`, fs.readFileSync(f, 'utf8'), undefined)!;
+      const show = (r: { launches: { startIndex: number }[]; plain: { startIndex: number }[]; combine: string[] }) => JSON.stringify([r.launches.map((n) => n.startIndex), r.plain.map((n) => n.startIndex), r.combine]);
+      assert.equal(show(callSiteFinders.walk(tree.rootNode)), show(callSiteFinders.query(tree.rootNode)), f);
+    }
+  });
+});

@@ -278,11 +278,56 @@ function wrapFunction(m: ModuleInfo, name: string, r: Node): boolean {
 
 const queries = new WeakMap<Language, Query>();
 
+/** Files shorter than this (characters) are walked for their call sites rather than queried. */
+const WALK_BELOW = 16_000;
+
+/** The same call sites as the query, by a cursor walk in file order. */
+function walkCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
+  const launches: Node[] = [];
+  const plain: Node[] = [];
+  const combine: string[] = [];
+  const c = root.walk();
+  try {
+    for (;;) {
+      const t = c.nodeType;
+      if (t === 'call') {
+        const n = c.currentNode;
+        const f = n.childForFieldName('function');
+        if (f?.type === 'subscript') launches.push(n);
+        else if (f?.type === 'identifier') plain.push(f);
+        else if (f?.type === 'attribute') {
+          const red = f.childForFieldName('attribute');
+          const args = n.childForFieldName('arguments');
+          if (red?.type === 'identifier' && (red.text === 'reduce' || red.text === 'associative_scan') && args?.type === 'argument_list')
+            for (const a of args.namedChildren) if (a?.type === 'identifier') combine.push(a.text);
+        }
+      } else if (t === 'keyword_argument') {
+        const n = c.currentNode;
+        const name = n.childForFieldName('name');
+        const value = n.childForFieldName('value');
+        if (name?.text === 'combine_fn' && value?.type === 'identifier') combine.push(value.text);
+      }
+      if (c.gotoFirstChild()) continue;
+      while (!c.gotoNextSibling()) if (!c.gotoParent()) return { launches, plain, combine };
+    }
+  } finally {
+    c.delete();
+  }
+}
+
 /**
  * Launches `kernel[grid](…)` and plain calls `helper(…)`, found by one
  * tree-sitter query (it runs in WASM: no JavaScript walk over the tree).
  */
 function callSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
+  // Compiling the query costs ~40 ms once per process: a short file is walked instead (a CLI run on one small file).
+  return root.endIndex <= WALK_BELOW ? walkCallSites(root) : queryCallSites(root);
+}
+
+/** Both ways of finding the call sites (tests check they agree). */
+export const callSiteFinders = { walk: (root: Node) => walkCallSites(root), query: (root: Node) => queryCallSites(root) };
+
+function queryCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
   const lang = root.tree.language;
   let q = queries.get(lang);
   if (!q) {
