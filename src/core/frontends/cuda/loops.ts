@@ -327,6 +327,8 @@ function regionLoop(st: Interp, n: Node, trips: Expr, steps: Map<string, Step>, 
         st.declare(name, { ...cell, val: value });
       }
       if (!geoVar) clipVariables(st, condNode, false, new Set(outer.keys()));
+      // The condition is tested once per trip (COUNTING.md: a load counts each time it executes).
+      if (condNode) evalExpr(st, condNode);
       execStmt(st, body);
     } finally {
       st.popScope();

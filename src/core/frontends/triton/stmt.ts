@@ -347,8 +347,10 @@ function execFor(st: TritonState, s: Node): void {
 function execWhile(st: TritonState, s: Node): void {
   const body = field(s, 'body');
   const cond = field(s, 'condition');
-  if (cond) st.ops.eval(cond);
-  if (!body) return;
+  if (!body) {
+    if (cond) st.ops.eval(cond);
+    return;
+  }
   const ln = line(s);
   const trips = unknownTrips(ln).trips;
   const id = ++st.loopIds;
@@ -357,7 +359,11 @@ function execWhile(st: TritonState, s: Node): void {
   markVarying(st, carried, id, body);
   st.loops.push({ id, trips, carried });
   try {
-    st.rec.loop(ln, `while ${shorten(cond?.text ?? '', 50)}`, trips, () => execBlock(st, body));
+    // The condition is tested once per trip (COUNTING.md: a load counts each time it executes).
+    st.rec.loop(ln, `while ${shorten(cond?.text ?? '', 50)}`, trips, () => {
+      if (cond) st.ops.eval(cond);
+      execBlock(st, body);
+    });
   } finally {
     st.loops.pop();
   }

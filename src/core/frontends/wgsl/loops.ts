@@ -163,7 +163,7 @@ export function walkFor(st: WgslState, s: ForElem): void {
   const label = `for (${clause(s.init)}; ${clause(s.condition)}; ${clause(s.update)})`;
   const info = trips(st, header, step, line);
   const body = [...s.body.body, ...(s.update ? [s.update] : [])];
-  walkLoop(st, info, header?.v, line, label, body);
+  walkLoop(st, info, header?.v, line, label, body, s.condition);
   f.scopes.pop();
 }
 
@@ -171,7 +171,7 @@ export function walkWhile(st: WgslState, s: WhileElem): void {
   const header = counterCondition(s.condition, false);
   const step = header ? lastStep(s.body.body, header.v) : undefined;
   const line = st.lineOf(s.start);
-  walkLoop(st, trips(st, header, step, line), header?.v, line, `while (${st.text(unparen(s.condition))})`, s.body.body);
+  walkLoop(st, trips(st, header, step, line), header?.v, line, `while (${st.text(unparen(s.condition))})`, s.body.body, s.condition);
 }
 
 export function walkLoopStmt(st: WgslState, s: LoopElem): void {
@@ -205,7 +205,11 @@ function trips(st: WgslState, header: ReturnType<typeof counterCondition>, step:
   return info;
 }
 
-function walkLoop(st: WgslState, info: TripInfo, counter: string | undefined, line: number, label: string, body: Statement[]): void {
+/**
+ * `cond`: the loop's condition, tested once per trip (COUNTING.md: a load counts
+ * each time it executes — `while (flags[k] != 0u)` reads memory every trip).
+ */
+function walkLoop(st: WgslState, info: TripInfo, counter: string | undefined, line: number, label: string, body: Statement[], cond?: ExpressionElem): void {
   const key = `@L${line}`;
   const slot = counter ? st.lookup(counter) : undefined;
   const start = slot?.val;
@@ -221,12 +225,12 @@ function walkLoop(st: WgslState, info: TripInfo, counter: string | undefined, li
     sym: value === undefined ? undefined : num(value),
     fn: (env) => env.get(key),
   });
-  let region = loopBody(st, info.trips, line, label, body, slot, counterVal(undefined));
+  let region = loopBody(st, info.trips, line, label, body, slot, counterVal(undefined), cond);
   if (st.needsUnroll.has(key) && info.values && info.values.length <= MAX_UNROLL) {
     resetLog(st, mark);
     const parts = info.values.map((v) => {
       st.unrollEnv.set(key, v);
-      return loopBody(st, num(1), line, label, body, slot, counterVal(v));
+      return loopBody(st, num(1), line, label, body, slot, counterVal(v), cond);
     });
     st.unrollEnv.delete(key);
     region = mergeUnrolled(parts, line, `${label} (unrolled: ${parts.length} iterations)`);
@@ -237,7 +241,7 @@ function walkLoop(st: WgslState, info: TripInfo, counter: string | undefined, li
   if (!st.quiet) st.rec.region.children.push(region);
 }
 
-function loopBody(st: WgslState, tripsExpr: Expr, line: number, label: string, body: Statement[], slot: Slot | undefined, counter: Val): Region {
+function loopBody(st: WgslState, tripsExpr: Expr, line: number, label: string, body: Statement[], slot: Slot | undefined, counter: Val, cond?: ExpressionElem): Region {
   const region: Region = { kind: 'loop', line, trips: tripsExpr, label, events: [], children: [] };
   const base = st.preds.length;
   if (slot) {
@@ -250,6 +254,7 @@ function loopBody(st: WgslState, tripsExpr: Expr, line: number, label: string, b
   const quiet = st.quiet;
   st.rec.detached(region, () => {
     st.rec.quiet = quiet;
+    if (cond) st.ops.evalExpr(cond);
     st.ops.walkStatements(body);
   });
   f.scopes.pop();
