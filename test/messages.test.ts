@@ -81,6 +81,7 @@ const ASSUMPTION_SAMPLES: AssumptionSamples = {
   interiorTile: [],
   texelCuda: ['tex2D', 'texRef', 4, 'float'],
   earlyExit: ['if pid >= n: return', 12],
+  spinWait: ['while (atomicCAS(lock, 0, 1) != 0)', 12],
   interiorElse: ['if i >= n', 3],
   branchTaken: ['if x > 0', 14],
   periodicBranch: ['if ki == k_tiles - 1', 12, 'ki', 'cdiv(K, BK)'],

@@ -180,6 +180,8 @@ export function reasonPhrase(id: string, n: number): string {
 export const ASSUMPTIONS = {
   interiorTile: () => 'masks and bounds checks are true (interior tile)',
   earlyExit: (what: string, line: number) => `early exit ${bt(what)} (line ${line}) not taken`,
+  spinWait: (what: string, line: number) =>
+    `${bt(what)} (line ${line}) only tests its condition (a spin-wait): counted as one test, the uncontended case`,
   interiorElse: (what: string, line: number) => `${bt(what)} (line ${line}) fails inside the tile: its else arm is counted (interior tile)`,
   branchTaken: (what: string, line: number) => `data-dependent branch ${bt(what)} (line ${line}) counted as taken (upper bound)`,
   periodicBranch: (what: string, line: number, counter: string, period: string) =>

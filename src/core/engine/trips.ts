@@ -57,6 +57,17 @@ export function unknownTrips(line: number): Trips {
   return { trips: sym(`trips_L${line}`), unknown: true };
 }
 
+/**
+ * A spin-wait: a loop that does nothing but test its condition (`while
+ * (atomicCAS(lock, 0, 1) != 0) {}`, `while tl.atomic_cas(L, 0, 1) == 1: pass`).
+ * How often it spins is contention, not work: it is counted as one test (the
+ * uncontended case), and said. The same rule in every language.
+ */
+export function spinWaitTrips(what: string, line: number, notes: Notes): Trips {
+  notes.assume('spinWait', what, line);
+  return { trips: ONE, unknown: false };
+}
+
 export function loopTrips(h: LoopHeader, notes: Notes): Trips {
   if (h.op === '+' || h.op === '-') {
     const stepC = evaluate(h.step, h.env);

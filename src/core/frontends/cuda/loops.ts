@@ -13,7 +13,7 @@
  */
 import { flipOp } from '../../engine/cond';
 import { Notes } from '../../engine/recorder';
-import { additiveTrips, geometricTrips } from '../../engine/trips';
+import { additiveTrips, geometricTrips, spinWaitTrips } from '../../engine/trips';
 import type { Region } from '../../ir';
 import {
   add,
@@ -66,7 +66,14 @@ export function forStatement(st: Interp, n: Node): void {
 
 /** `while`/`do`: the variables the body steps at its top level drive the trip count. */
 export function whileStatement(st: Interp, n: Node): void {
-  runLoop(st, n, n.childForFieldName('condition'), new Map(), n.childForFieldName('body'));
+  const body = n.childForFieldName('body');
+  // `while (atomicCAS(lock, 0, 1) != 0);`: a spin-wait, one test (engine/trips.ts).
+  if (body && (body.type === 'expression_statement' || body.type === 'compound_statement') && named(body).length === 0) {
+    const what = n.type === 'do_statement' ? 'do … while' : `while ${briefText(n.childForFieldName('condition')?.text ?? '', 60)}`;
+    const trips = st.host ? ONE : spinWaitTrips(what, lineOf(n), st.notes).trips;
+    return regionLoop(st, n, trips, new Map(), body);
+  }
+  runLoop(st, n, n.childForFieldName('condition'), new Map(), body);
 }
 
 // ------------------------------------------------------------------ steps

@@ -17,7 +17,7 @@
  */
 import type { AssignElem, CallElem, DecrementElem, ExpressionElem, ForElem, IncrementElem, LoopElem, Statement, WhileElem } from 'wesl/core';
 import { accumulate, Notes, scaleRegion } from '../../engine/recorder';
-import { loopTrips, type Cmp, type StepOp } from '../../engine/trips';
+import { loopTrips, spinWaitTrips, type Cmp, type StepOp } from '../../engine/trips';
 import type { Region } from '../../ir';
 import { add, evaluate, freeSymbols, max, min, mul, num, sub, sym, type Env, type Expr } from '../../sym/expr';
 import type { WgslState } from './state';
@@ -171,7 +171,11 @@ export function walkWhile(st: WgslState, s: WhileElem): void {
   const header = counterCondition(s.condition, false);
   const step = header ? lastStep(s.body.body, header.v) : undefined;
   const line = st.lineOf(s.start);
-  walkLoop(st, trips(st, header, step, line), header?.v, line, `while (${st.text(unparen(s.condition))})`, s.body.body, s.condition);
+  const label = `while (${st.text(unparen(s.condition))})`;
+  // `while (atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged == false) {}`: a spin-wait, one test (engine/trips.ts).
+  const info: TripInfo =
+    s.body.body.length === 0 ? { trips: spinWaitTrips(label, line, st.quiet ? new Notes() : st.notes).trips, values: undefined, range: undefined, unknown: false } : trips(st, header, step, line);
+  walkLoop(st, info, header?.v, line, label, s.body.body, s.condition);
 }
 
 export function walkLoopStmt(st: WgslState, s: LoopElem): void {
