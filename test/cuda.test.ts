@@ -500,3 +500,15 @@ describe('CUDA: headers of the project (`#include "x.h"`)', () => {
     assert.equal(r.kernels[0].units, 4096);
   });
 });
+
+describe('CUDA: spin-waits', () => {
+  const run = async (src: string) => analyzeSource(src, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'spin.cu', set: { 'blockDim.x': 32 } });
+  it('an empty loop on an atomic or a flag is a spin-wait (one test); one whose condition calls a function that works is not', async () => {
+    const flag = await run('__global__ void k(volatile int* f) { while (f[0] < 1); }');
+    assert.equal(flag.kernels[0].perUnit.loadBytes, 32 * 4);
+    assert.ok(flag.kernels[0].assumptions.some((a) => /spin-wait/.test(a)));
+    const work = await run('__device__ bool step(float* p) { p[0] = p[0] * 2.0f; return p[0] < 100.0f; }\n__global__ void k(float* p) { while (step(p)) {} }');
+    assert.equal(work.kernels[0].perUnit.flops, null);
+    assert.ok(!work.kernels[0].assumptions.some((a) => /spin-wait/.test(a)));
+  });
+});

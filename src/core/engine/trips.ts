@@ -58,6 +58,17 @@ export function unknownTrips(line: number): Trips {
 }
 
 /**
+ * Whether a loop that does nothing but test its condition is a spin-wait: the
+ * condition calls nothing but atomics and loads (`atomicCAS(lock, 0, 1) != 0`,
+ * `flag[0] < 1`). A condition that calls a function doing work
+ * (`rayQueryProceed(&rq)`) is not: its trips are work. `calls`: the names the
+ * condition calls.
+ */
+export function isSpinCondition(calls: readonly string[]): boolean {
+  return calls.every((c) => /atomic|(^|[._])ld|load/i.test(c));
+}
+
+/**
  * A spin-wait: a loop that does nothing but test its condition (`while
  * (atomicCAS(lock, 0, 1) != 0) {}`, `while tl.atomic_cas(L, 0, 1) == 1: pass`).
  * How often it spins is contention, not work: it is counted as one test (the

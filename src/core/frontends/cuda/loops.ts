@@ -13,7 +13,7 @@
  */
 import { flipOp } from '../../engine/cond';
 import { Notes } from '../../engine/recorder';
-import { additiveTrips, geometricTrips, spinWaitTrips } from '../../engine/trips';
+import { additiveTrips, geometricTrips, isSpinCondition, spinWaitTrips } from '../../engine/trips';
 import type { Region } from '../../ir';
 import {
   add,
@@ -68,7 +68,9 @@ export function forStatement(st: Interp, n: Node): void {
 export function whileStatement(st: Interp, n: Node): void {
   const body = n.childForFieldName('body');
   // `while (atomicCAS(lock, 0, 1) != 0);`: a spin-wait, one test (engine/trips.ts).
-  if (body && (body.type === 'expression_statement' || body.type === 'compound_statement') && named(body).length === 0) {
+  const cond = n.childForFieldName('condition');
+  const calls = cond ? cond.descendantsOfType('call_expression').map((c) => c.childForFieldName('function')?.text ?? '') : [];
+  if (body && (body.type === 'expression_statement' || body.type === 'compound_statement') && named(body).length === 0 && isSpinCondition(calls)) {
     const what = n.type === 'do_statement' ? 'do … while' : `while ${briefText(n.childForFieldName('condition')?.text ?? '', 60)}`;
     const trips = st.host ? ONE : spinWaitTrips(what, lineOf(n), st.notes).trips;
     return regionLoop(st, n, trips, new Map(), body);

@@ -7,7 +7,7 @@
 import type { Node } from 'web-tree-sitter';
 import { decide, type BoundsShape, type CondClass, type Side } from '../../engine/branch';
 import type { CmpOp } from '../../engine/cond';
-import { loopTrips, spinWaitTrips, unknownTrips } from '../../engine/trips';
+import { isSpinCondition, loopTrips, spinWaitTrips, unknownTrips } from '../../engine/trips';
 import { say } from '../../messages';
 import { add, evaluate, exprKey, mapSyms, mul, num, ONE, sub, sym, type Expr } from '../../sym/expr';
 import { binaryOp } from './expr';
@@ -353,7 +353,7 @@ function execWhile(st: TritonState, s: Node): void {
   }
   const ln = line(s);
   // `while tl.atomic_cas(lock, 0, 1) == 1: pass`: a spin-wait, one test (engine/trips.ts).
-  const spin = named(body).every((x) => x.type === 'pass_statement');
+  const spin = named(body).every((x) => x.type === 'pass_statement') && isSpinCondition(cond ? cond.descendantsOfType('call').map((c) => field(c, 'function')?.text ?? '') : []);
   const trips = spin ? spinWaitTrips(`while ${shorten(cond?.text ?? '', 50)}`, ln, st.notes).trips : unknownTrips(ln).trips;
   const id = ++st.loopIds;
   const carried = assignedIn(body);

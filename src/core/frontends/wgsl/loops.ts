@@ -17,7 +17,7 @@
  */
 import type { AssignElem, CallElem, DecrementElem, ExpressionElem, ForElem, IncrementElem, LoopElem, Statement, WhileElem } from 'wesl/core';
 import { accumulate, Notes, scaleRegion } from '../../engine/recorder';
-import { loopTrips, spinWaitTrips, type Cmp, type StepOp } from '../../engine/trips';
+import { isSpinCondition, loopTrips, spinWaitTrips, type Cmp, type StepOp } from '../../engine/trips';
 import type { Region } from '../../ir';
 import { add, evaluate, freeSymbols, max, min, mul, num, sub, sym, type Env, type Expr } from '../../sym/expr';
 import type { WgslState } from './state';
@@ -167,6 +167,41 @@ export function walkFor(st: WgslState, s: ForElem): void {
   f.scopes.pop();
 }
 
+/** The names an expression calls (`atomicCompareExchangeWeak`, `rayQueryProceed`). */
+function calledNames(e: ExpressionElem): string[] {
+  const out: string[] = [];
+  const visit = (x: ExpressionElem | undefined, depth: number): void => {
+    if (!x || depth > 64) return;
+    switch (x.kind) {
+      case 'call-expression': {
+        const f = x.function;
+        out.push(f.kind === 'ref' ? f.ident.originalName : f.name.originalName);
+        for (const a of x.arguments) visit(a, depth + 1);
+        return;
+      }
+      case 'binary-expression':
+        visit(x.left, depth + 1);
+        visit(x.right, depth + 1);
+        return;
+      case 'unary-expression':
+      case 'parenthesized-expression':
+        visit(x.expression, depth + 1);
+        return;
+      case 'component-expression':
+        visit(x.base, depth + 1);
+        visit(x.access, depth + 1);
+        return;
+      case 'component-member-expression':
+        visit(x.base, depth + 1);
+        return;
+      default:
+        return;
+    }
+  };
+  visit(e, 0);
+  return out;
+}
+
 export function walkWhile(st: WgslState, s: WhileElem): void {
   const header = counterCondition(s.condition, false);
   const step = header ? lastStep(s.body.body, header.v) : undefined;
@@ -174,7 +209,7 @@ export function walkWhile(st: WgslState, s: WhileElem): void {
   const label = `while (${st.text(unparen(s.condition))})`;
   // `while (atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged == false) {}`: a spin-wait, one test (engine/trips.ts).
   const info: TripInfo =
-    s.body.body.length === 0 ? { trips: spinWaitTrips(label, line, st.quiet ? new Notes() : st.notes).trips, values: undefined, range: undefined, unknown: false } : trips(st, header, step, line);
+    s.body.body.length === 0 && isSpinCondition(calledNames(s.condition)) ? { trips: spinWaitTrips(label, line, st.quiet ? new Notes() : st.notes).trips, values: undefined, range: undefined, unknown: false } : trips(st, header, step, line);
   walkLoop(st, info, header?.v, line, label, s.body.body, s.condition);
 }
 
