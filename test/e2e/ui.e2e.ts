@@ -254,7 +254,13 @@ async function overlappingLabels(chart = '#chart', marks = ['roofLabels', 'ridge
 
 /** A screenshot of the panel, once its chart's labels are checked not to overlap. */
 async function panelShot(file: string): Promise<void> {
-  assert.deepEqual(await overlappingLabels(), [], `${file}: chart labels that overlap`);
+  // A redraw (a resize, a theme) replaces the chart's SVG: wait until its labels are drawn again.
+  let overlaps = await overlappingLabels();
+  for (let i = 0; i < 50 && overlaps.length === 1 && overlaps[0] === 'no labels drawn'; i++) {
+    await page.waitForTimeout(100);
+    overlaps = await overlappingLabels();
+  }
+  assert.deepEqual(overlaps, [], `${file}: chart labels that overlap`);
   const box = await page.locator('iframe.webview.ready').first().boundingBox();
   assert.ok(box, 'the webview is visible');
   await page.screenshot({ path: `${SHOTS}/${file}`, clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 900) } });
