@@ -28,6 +28,22 @@ describe('WGSL frontend', () => {
       });
   });
 
+  describe('the cache: an entry point is analysed again when what it reads changes, and only then', () => {
+    const mk = (helper: string, c: string) =>
+      `const C = ${c};\nfn helper(v: f32) -> f32 { return ${helper}; }\n@group(0) @binding(0) var<storage, read_write> x: array<f32>;\n` +
+      `@compute @workgroup_size(64)\nfn uses(@builtin(global_invocation_id) g: vec3u) {\n  x[g.x] = helper(x[g.x]);\n}\n` +
+      `@compute @workgroup_size(64)\nfn alone(@builtin(global_invocation_id) g: vec3u) {\n  x[g.x] = x[g.x] * C;\n}\n`;
+    it('a helper or a constant edited in place: the entry points that name them follow', async () => {
+      const p = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const run = (src: string) => Object.fromEntries(analyzeSource(src, p, { gpu, path: 'cache-deps.wgsl' }).kernels.map((k) => [k.name, k.perUnit.flops]));
+      assert.deepEqual(run(mk('v * 2.0', '2.0')), { uses: 64, alone: 64 });
+      assert.deepEqual(run(mk('v * 2.0 + 1.0', '2.0')), { uses: 128, alone: 64 });
+      assert.deepEqual(run(mk('v * 2.0 + 1.0', '2.0 * 1.5')), { uses: 128, alone: 64 });
+      assert.deepEqual(run(mk('v', '2.0')), { uses: 0, alone: 64 });
+    });
+  });
+
   describe('#import of project files', () => {
     const file = path.join(FIXTURES, 'import_shared.wgsl');
     const source = fs.readFileSync(file, 'utf8');

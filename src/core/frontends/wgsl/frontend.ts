@@ -155,7 +155,7 @@ function analyzeShader(
     out.diagnostics.push(d.severity === 'error' ? { ...dg, severity: 'error' } : dg);
   }
   const errors = ast.diagnostics.filter((d) => d.severity === 'error');
-  const context = hash53(outsideEntries(ast.srcModule.src, mod, lineOf));
+  const contextOf = entryContexts(ast, mod, lineOf);
   const r = runKernels(
     ctx,
     cache,
@@ -165,7 +165,7 @@ function analyzeShader(
       const name = fn.name.ident.originalName;
       const d = dispatch(name);
       return {
-        key: [ast.srcModule.src.slice(fn.start, fn.end), lineOf(fn.start), context, ctx.path ?? '', JSON.stringify(d ?? null)].join('\0'),
+        key: [ast.srcModule.src.slice(fn.start, fn.end), lineOf(fn.start), contextOf(fn), ctx.path ?? '', JSON.stringify(d ?? null)].join('\0'),
         name,
         line: lineOf(fn.name.start),
         range: { startLine: lineOf(fn.start) - 1, endLine: lineOf(fn.end) - 1 },
@@ -198,20 +198,43 @@ export function clearWgslCache(): void {
 }
 
 /**
- * The module's text with every entry point's own text cut out, each remaining
- * piece tagged with where it starts (bindings name the lines of the consts
- * and overrides they come from).
+ * What an entry point's analysis reads besides its own text, as a hash: the
+ * module-scope declarations it names, and those they name in turn (found by
+ * the words of their texts: a superset, so never stale), each with its line
+ * (bindings name the lines of consts and overrides), and every unnamed
+ * module element (directives, `const_assert`). An edit elsewhere in the
+ * module — another entry point, a helper or a constant it does not use —
+ * leaves the entry point's analysis cached.
  */
-function outsideEntries(src: string, mod: ModuleInfo, lineOf: (offset: number) => number): string {
-  const spans = mod.entries.map((f) => [f.start, f.end] as const).sort((a, b) => a[0] - b[0]);
-  const parts: string[] = [];
-  let at = 0;
-  for (const [a, b] of spans) {
-    parts.push(`${lineOf(at)}:${src.slice(at, Math.max(at, a))}`);
-    at = Math.max(at, b);
-  }
-  parts.push(`${lineOf(at)}:${src.slice(at)}`);
-  return parts.join('\u0001');
+function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) => number): (fn: { start: number; end: number }) => string {
+  const src = ast.srcModule.src;
+  const named = new Map<string, { start: number; end: number }[]>();
+  const add = (name: string, e: { start: number; end: number }) => named.set(name, [...(named.get(name) ?? []), e]);
+  for (const m of [mod.structs, mod.aliases, mod.consts, mod.overrides, mod.globals, mod.fns] as Map<string, { start: number; end: number }>[]) for (const [n, e] of m) add(n, e);
+  const namedSpans = new Set([...named.values()].flat().map((e) => e.start));
+  const unnamed = ast.moduleElem.decls
+    .map((d) => d as { start?: number; end?: number })
+    .filter((d): d is { start: number; end: number } => typeof d.start === 'number' && typeof d.end === 'number' && !namedSpans.has(d.start))
+    .map((d) => `${lineOf(d.start)}:${src.slice(d.start, d.end)}`)
+    .join('\u0001');
+  const text = (e: { start: number; end: number }) => `${lineOf(e.start)}:${src.slice(e.start, e.end)}`;
+  return (fn) => {
+    const seen = new Set<string>();
+    const parts: string[] = [];
+    const queue = [src.slice(fn.start, fn.end)];
+    while (queue.length) {
+      for (const w of queue.pop()!.match(/[A-Za-z_]\w*/g) ?? []) {
+        if (seen.has(w)) continue;
+        seen.add(w);
+        for (const e of named.get(w) ?? []) {
+          if (e.start === fn.start) continue;
+          parts.push(`${w}@${text(e)}`);
+          queue.push(src.slice(e.start, e.end));
+        }
+      }
+    }
+    return hash53(`${parts.sort().join('\u0001')}\u0002${unnamed}`);
+  };
 }
 
 function parse(code: string, path: string, lineOf: (offset: number) => number, diags: Diagnostic[]): WeslAST | undefined {
