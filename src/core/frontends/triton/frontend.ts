@@ -202,13 +202,22 @@ export function clearTritonCache(): void {
   cache.clear();
 }
 
-/** What every kernel's analysis reads besides its own text: imports, module constants, jit helpers. */
+/**
+ * What every kernel's analysis reads besides its own text: imports, module
+ * constants, jit helpers, host functions — and every other statement of the
+ * module (a `__main__` block's call `launcher(x, 8192)` gives the launch its
+ * sizes), each with its line (binding details name lines).
+ */
 function moduleContext(m: ModuleInfo, kernels: Set<string>): string {
   const parts: string[] = [];
   for (const [a, p] of m.imports) parts.push(`${a}=${p}`);
-  // Lines matter: binding details name the line a constant or a helper sits on.
   for (const [n, node] of m.globals) parts.push(`${n}@${line(node)}=${node.text}`);
-  for (const f of m.functions.values()) if (!kernels.has(f.name)) parts.push(`${f.line}:${f.node.text}`);
+  const kernelNodes = new Set<number>();
+  for (const f of m.functions.values()) {
+    if (kernels.has(f.name)) kernelNodes.add((f.node.parent?.type === 'decorated_definition' ? f.node.parent : f.node).startIndex);
+    else parts.push(`${f.line}:${f.node.text}`);
+  }
+  for (const st of m.root.namedChildren) if (st && !kernelNodes.has(st.startIndex) && st.type !== 'comment') parts.push(`${line(st)}:${st.text}`);
   return parts.join('\n');
 }
 
