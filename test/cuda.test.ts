@@ -499,6 +499,12 @@ describe('CUDA: headers of the project (`#include "x.h"`)', () => {
     // The launch in main() is still found and sized (its line is the file's).
     assert.equal(r.kernels[0].units, 4096);
   });
+
+  it('a header too large to read with the file on every analysis is said not read', async () => {
+    const r = await run(source, `// ${'x'.repeat(1_100_000)}\n` + HEADER);
+    assert.ok(r.diagnostics.some((d) => d.code === 'includeNotRead' && d.line === 15));
+    assert.equal(r.kernels[0].complete, false);
+  });
 });
 
 describe('CUDA: spin-waits', () => {

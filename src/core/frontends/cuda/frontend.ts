@@ -42,6 +42,9 @@ interface Headers {
   read: Set<string>;
 }
 
+/** Header text read in front of a file at most (characters). */
+const MAX_HEADER_TEXT = 1_000_000;
+
 function headerPrefix(input: FrontendContext): Headers | undefined {
   const related = input.related ? Object.entries(input.related) : [];
   if (related.length === 0) return undefined;
@@ -52,8 +55,12 @@ function headerPrefix(input: FrontendContext): Headers | undefined {
   const spans: { to: number; line: number }[] = [];
   let text = '';
   let rows = 0;
+  const read = new Set<string>();
   for (const [spec, f] of ordered) {
     const body = f.text.endsWith('\n') ? f.text : `${f.text}\n`;
+    // The headers are parsed and scanned with the file on every analysis: past this size, the rest stay unread (and said).
+    if (text.length + body.length > MAX_HEADER_TEXT) continue;
+    read.add(spec.split(' ')[0]);
     text += body;
     rows += body.split('\n').length - 1;
     spans.push({ to: rows, line: own.get(spec.split(' ')[0]) ?? first });
@@ -62,7 +69,7 @@ function headerPrefix(input: FrontendContext): Headers | undefined {
     if (row >= rows) return row - rows + 1;
     return spans.find((sp) => row < sp.to)!.line;
   };
-  return { text, map, read: new Set(related.map(([spec]) => spec.split(' ')[0])) };
+  return text ? { text, map, read } : undefined;
 }
 
 function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined): FileIR {
