@@ -1,14 +1,17 @@
 /**
  * Related files: the other files of a project a kernel file names, whose text
- * the analysis reads when its host can supply it (docs/related.md).
+ * the analysis reads when its host can supply it (docs/counting.md "Helpers of
+ * other modules", docs/counting-cuda.md, docs/counting-wgsl.md).
  *
  *   source ──► relatedRequests(language, source): each `#import name` (WGSL:
- *              vello / naga_oil style) or `from .module import name` (Python)
- *              with the paths it may live at, relative to the file's folder
+ *              vello / naga_oil style), `import x from './k.wgsl'` (a WebGPU
+ *              host), `#include "x.h"` (CUDA) or `from .module import name`
+ *              (Python), with the paths it may live at, relative to the
+ *              file's folder
  *   host (CLI: the file system; extension: the workspace) reads the first
  *   candidate that exists ──► AnalyzeOptions.related (spec → path + text)
  *   ──► the frontend reads them as part of the file; what is not supplied is
- *       said (`importNotRead`)
+ *       said (`importNotRead`, `includeNotRead`, an unknown call)
  *
  * Pure: no file access here. The core never guesses a text it was not given.
  */
