@@ -109,6 +109,21 @@ function cudaRequests(source: string): RelatedRequest[] {
   return out;
 }
 
+/**
+ * The line of each Python `from X import …` of a project module, by spec (`.utils`, `pkg.ops`): where
+ * the analysis says what went wrong in a helper read from it. Cheap: no scan of the names the file uses.
+ */
+export function pythonImportLines(source: string): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!source.includes('import')) return out;
+  source.split('\n').forEach((l, i) => {
+    const m = l.includes('from') ? PY_FROM.exec(l) : null;
+    const spec = m && m[2] && (m[1] || !PY_EXTERNAL.test(m[2])) ? `${m[1]}${m[2]}` : undefined;
+    if (spec && !out.has(spec)) out.set(spec, i + 1);
+  });
+  return out;
+}
+
 function pythonRequests(source: string, wanted?: readonly string[]): RelatedRequest[] {
   if (!source.includes('import')) return [];
   const out: RelatedRequest[] = [];

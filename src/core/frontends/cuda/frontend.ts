@@ -83,7 +83,7 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
   // The file's scan (declarations, macros, launch sites) and its context hash, reused while the tree and the
   // values it depends on are the same: a pipeline's launches and re-analyses after a settings change read it again.
   const key = `${JSON.stringify([...values])}\u0001${JSON.stringify(arch)}`;
-  const cached = closed ? undefined : scanOf(ctx, tree, key, headers);
+  const cached = closed ? undefined : scanOf(ctx, tree, key, headers, values, arch);
   const snippets = cached?.snippets ?? new Snippets(ctx.parsers.cuda);
   try {
     diagnostics.push(...syntaxErrors(tree.rootNode));
@@ -124,7 +124,7 @@ const fileScans = new Map<string, FileScan>();
 /** Paths whose scans are kept at most (the oldest is dropped). */
 const MAX_FILE_SCANS = 64;
 
-function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers | undefined): FileScan | undefined {
+function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers | undefined, values: Map<string, number>, arch: ReturnType<typeof targetArch>): FileScan | undefined {
   const path = ctx.path ?? '<input>';
   const hit = fileScans.get(path);
   if (hit && hit.tree === tree && hit.key === key) return hit;
@@ -135,7 +135,7 @@ function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers 
     fileScans.delete(path);
   }
   const snippets = new Snippets(ctx.parsers.cuda);
-  const scan: FileScan = { tree, key, file: ownKernels(new FileInfo(tree.rootNode, snippets, userValues(ctx), targetArch(ctx.gpu)), headers), snippets };
+  const scan: FileScan = { tree, key, file: ownKernels(new FileInfo(tree.rootNode, snippets, values, arch), headers), snippets };
   fileScans.set(path, scan);
   if (fileScans.size > MAX_FILE_SCANS) {
     const [oldest, s] = fileScans.entries().next().value as [string, FileScan];

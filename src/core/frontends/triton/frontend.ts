@@ -26,7 +26,7 @@ import { fromLite, HostEnv } from './host';
 import { tritonPipelines } from './pipeline';
 import { scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo } from './module';
 import { foreignTrees, line, shorten } from './syntax';
-import { relatedRequests } from '../../related';
+import { pythonImportLines } from '../../related';
 
 /** Decorators of element functions that a library turns into kernels at run time (FlagGems and the like). */
 const ELEMENTWISE_DECORATORS = /(^|\.)(pointwise_dynamic|elementwise|triton_op)$/;
@@ -253,8 +253,8 @@ function merged(own: ModuleInfo, foreign: { modules: ModuleInfo[]; key: string }
   return m;
 }
 
-/** Module scans of other modules' trees (kept while the tree is). */
-const foreignScans = new WeakMap<Tree, ModuleInfo>();
+/** Module scans of other modules' trees, with their text's hash (kept while the tree is). */
+const foreignScans = new WeakMap<Tree, { m: ModuleInfo; hash: string }>();
 
 /**
  * The project modules the host read for this file (`from .utils import f`),
@@ -264,7 +264,7 @@ const foreignScans = new WeakMap<Tree, ModuleInfo>();
 function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: string } {
   const related = ctx.related ? Object.entries(ctx.related) : [];
   if (related.length === 0) return { modules: [], key: '' };
-  const lines = new Map(relatedRequests('triton', ctx.source).map((q) => [q.spec, q.line]));
+  const lines = pythonImportLines(ctx.source);
   const first = Math.min(...lines.values());
   const modules: ModuleInfo[] = [];
   const keys: string[] = [];
@@ -272,13 +272,13 @@ function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: str
     const tree = parseCached(ctx.parsers.python, `related:${f.path}`, f.text, ctx.budget.parseMs);
     if (!tree) continue;
     foreignTrees.set(tree, lines.get(spec) ?? (Number.isFinite(first) ? first : 1));
-    let fm = foreignScans.get(tree);
-    if (!fm) {
-      fm = scanModule(tree.rootNode, ctx.budget);
-      if (!ctx.budget.fileTruncated && !ctx.budget.expired) foreignScans.set(tree, fm);
+    let scan = foreignScans.get(tree);
+    if (!scan) {
+      scan = { m: scanModule(tree.rootNode, ctx.budget), hash: String(hash53(f.text)) };
+      if (!ctx.budget.fileTruncated && !ctx.budget.expired) foreignScans.set(tree, scan);
     }
-    modules.push(fm);
-    keys.push(`${spec}@${foreignTrees.get(tree)}:${hash53(f.text)}`);
+    modules.push(scan.m);
+    keys.push(`${spec}@${foreignTrees.get(tree)}:${scan.hash}`);
   }
   return { modules, key: keys.join('\n') };
 }

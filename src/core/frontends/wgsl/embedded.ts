@@ -281,13 +281,7 @@ class HostScanner {
 
   /** The variable a call's result is assigned to: `const NAME = [await] a.b.call(`. */
   private assignedName(callIdx: number): string | undefined {
-    let k = callIdx - 1;
-    while (k >= 1 && (this.sig[k].text === '.' || this.sig[k].text === '?.') && this.sig[k - 1].kind === 'ident') k -= 2;
-    if (this.sig[k]?.text === 'await') k--;
-    if (this.sig[k]?.text !== '=') return undefined;
-    k--;
-    if (this.sig[k]?.kind !== 'ident') k = this.typeAnnotationStart(k);
-    return this.sig[k]?.kind === 'ident' ? this.sig[k].text : undefined;
+    return this.assignedTarget(callIdx)?.split('.').pop();
   }
 
   /** The expression a call's result is assigned to, member chains included: `this.groups.norm = device.createBindGroup(`. */

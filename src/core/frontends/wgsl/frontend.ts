@@ -218,18 +218,25 @@ function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) =
     .map((d) => `${lineOf(d.start)}:${src.slice(d.start, d.end)}`)
     .join('\u0001');
   const text = (e: { start: number; end: number }) => `${lineOf(e.start)}:${src.slice(e.start, e.end)}`;
+  // The words of each declaration, found once for every entry point that reaches it.
+  const wordsOf = new Map<number, string[]>();
+  const words = (e: { start: number; end: number }): string[] => {
+    let w = wordsOf.get(e.start);
+    if (!w) wordsOf.set(e.start, (w = src.slice(e.start, e.end).match(/[A-Za-z_]\w*/g) ?? []));
+    return w;
+  };
   return (fn) => {
     const seen = new Set<string>();
     const parts: string[] = [];
-    const queue = [src.slice(fn.start, fn.end)];
+    const queue = [words(fn)];
     while (queue.length) {
-      for (const w of queue.pop()!.match(/[A-Za-z_]\w*/g) ?? []) {
+      for (const w of queue.pop()!) {
         if (seen.has(w)) continue;
         seen.add(w);
         for (const e of named.get(w) ?? []) {
           if (e.start === fn.start) continue;
           parts.push(`${w}@${text(e)}`);
-          queue.push(src.slice(e.start, e.end));
+          queue.push(words(e));
         }
       }
     }
