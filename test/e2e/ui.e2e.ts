@@ -500,9 +500,16 @@ for (const p of PIPELINES) {
     for (const part of [`pipeline ${p.fn}`, 'T_lower', 'share', `fusing ${p.fusion}`]) assert.ok(text.replace(/`/g, '').includes(part), `hover lacks "${part}":\n${text}`);
     await shot(`hover-pipeline-${p.lang}.png`, '.monaco-hover');
     await closeHover();
-    await l.click();
+    // The first test after the reload may click while the revived panel is still starting: its click can be
+    // lost, so click again until the pipeline view shows (3 tries).
     const frame = panelFrame();
-    await frame.locator('#pipeline-title', { hasText: `Pipeline ${p.fn}: where the time goes` }).waitFor();
+    const title = frame.locator('#pipeline-title', { hasText: `Pipeline ${p.fn}: where the time goes` });
+    for (let attempt = 1; ; attempt++) {
+      await l.click();
+      const shown = await title.waitFor({ timeout: 20_000 }).then(() => true, () => false);
+      if (shown) break;
+      if (attempt === 3) await title.waitFor({ timeout: 20_000 });
+    }
     const box = frame.locator('#pipeline-fusion input[type="checkbox"]').first();
     await box.check();
     await frame.locator('#pipeline-fused', { hasText: 'With 1 pair fused' }).waitFor();
