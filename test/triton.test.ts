@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { analyzeSource } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import { assertSane, check, fixtures, loadParsers } from './check';
+import { syntaxRoot } from '../src/core/syntax-tree';
 
 describe('Triton fixtures', () => {
   for (const f of fixtures('triton', ['.py'])) {
@@ -69,7 +70,7 @@ describe('Triton: call sites by a walk and by the query', () => {
     for (const f of files) {
       const tree = parseCached(p.python, `callsites:${f}`, fs.readFileSync(f, 'utf8'), undefined)!;
       const show = (r: { launches: { startIndex: number }[]; plain: { startIndex: number }[]; combine: string[] }) => JSON.stringify([r.launches.map((n) => n.startIndex), r.plain.map((n) => n.startIndex), r.combine]);
-      assert.equal(show(callSiteFinders.walk(tree.rootNode)), show(callSiteFinders.query(tree.rootNode)), f);
+      assert.equal(show(callSiteFinders.walk(syntaxRoot(tree))), show(callSiteFinders.query(syntaxRoot(tree))), f);
     }
   });
 });

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { languageOf, makeReport, type UserInputs } from '../core/analyze';
+import { forgetDocument, languageOf, makeReport, type UserInputs } from '../core/analyze';
 import { GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import { say } from '../core/messages';
@@ -175,6 +175,8 @@ async function analyzeFiles(inputs: string[], parsers: ParsersFor, s: AnalysisSe
     sources?.set(file, src);
     const ready = await parsers(analysisLanguage(file));
     reports.push(analyzeForGpus(src, ready, s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s), ...relatedOf(file, src) }));
+    // The CLI reads each file once: its tree is not kept (a profile's re-estimates parse it again).
+    forgetDocument(file);
   }
   return reports;
 }

@@ -23,8 +23,8 @@ import type { AnalysisReport, FileReport, KernelReport } from './report/types';
 import { readPragmas } from './bindings';
 import { Budget } from './budget';
 import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
-import { clearTreeCache } from './parsers';
-import { clearCudaCache, cudaFrontend } from './frontends/cuda/frontend';
+import { clearTreeCache, forgetTree } from './parsers';
+import { clearCudaCache, cudaFrontend, forgetCudaFile } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
 import type { Frontend, LaunchInputs, UserInputs } from './frontend';
 import type { RelatedFile } from './related';
@@ -77,6 +77,16 @@ export function clearCaches(): void {
   clearTritonCache();
   clearWgslCache();
   clearCudaCache();
+}
+
+/**
+ * Forgets one document's tree and file scan (its analysed kernels stay
+ * cached by text): a batch run calls it after each file, so trees of files it
+ * will not see again do not pile up. Related modules' trees are kept.
+ */
+export function forgetDocument(path: string): void {
+  forgetTree(path);
+  forgetCudaFile(path);
 }
 
 const FRONTENDS: Record<Language, Frontend> = {

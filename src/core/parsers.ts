@@ -297,6 +297,17 @@ export function parseSlice(parser: Parser, key: string, source: string, sliceMs:
   return parseCached(parser, key, source, Math.max(1, sliceMs), true) !== null;
 }
 
+/** Drops the cached trees of one document (every grammar's): a batch run that will not see it again frees it. */
+export function forgetTree(key: string): void {
+  if (halted?.cacheKey.endsWith(`:${key}`)) abandonHalted();
+  for (const [k, v] of [...treeCache]) {
+    if (k.endsWith(`:${key}`) && k.indexOf(':') === k.length - key.length - 1) {
+      v.tree.delete();
+      treeCache.delete(k);
+    }
+  }
+}
+
 /** Drops every cached tree (benchmarks measure cold analyses with it). */
 export function clearTreeCache(): void {
   abandonHalted();

@@ -18,6 +18,7 @@ import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
+import { syntaxRoot } from '../../syntax-tree';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
 import { parseCached } from '../../parsers';
 import { relatedRequests } from '../../related';
@@ -77,7 +78,8 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
   const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs);
   if (!tree) return { language: 'cuda', kernels: [], diagnostics: [say('parserGaveUp', 1, 'CUDA')] };
-  const closed = closeBraces(ctx, tree.rootNode);
+  const root = syntaxRoot(tree, ctx.source);
+  const closed = closeBraces(ctx, root);
   const arch = targetArch(ctx.gpu);
   const values = userValues(ctx);
   // The file's scan (declarations, macros, launch sites) and its context hash, reused while the tree and the
@@ -86,8 +88,8 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
   const cached = closed ? undefined : scanOf(ctx, tree, key, headers, values, arch);
   const snippets = cached?.snippets ?? new Snippets(ctx.parsers.cuda);
   try {
-    diagnostics.push(...syntaxErrors(tree.rootNode));
-    const file = cached?.file ?? ownKernels(new FileInfo((closed ?? tree).rootNode, snippets, values, arch), headers);
+    diagnostics.push(...syntaxErrors(root));
+    const file = cached?.file ?? ownKernels(new FileInfo(closed ? syntaxRoot(closed) : root, snippets, values, arch), headers);
     diagnostics.push(...file.diagnostics, ...includeNotes(file, headers));
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
     const archText = ctx.source.includes(CUDA_ARCH) ? String(file.archValue) : '';
@@ -135,7 +137,7 @@ function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers 
     fileScans.delete(path);
   }
   const snippets = new Snippets(ctx.parsers.cuda);
-  const scan: FileScan = { tree, key, file: ownKernels(new FileInfo(tree.rootNode, snippets, values, arch), headers), snippets };
+  const scan: FileScan = { tree, key, file: ownKernels(new FileInfo(syntaxRoot(tree, ctx.source), snippets, values, arch), headers), snippets };
   fileScans.set(path, scan);
   if (fileScans.size > MAX_FILE_SCANS) {
     const [oldest, s] = fileScans.entries().next().value as [string, FileScan];
@@ -156,6 +158,14 @@ function spellAlignas(source: string): string {
  * user's inputs (engine/driver.ts). An edit re-analyses only the kernels it touched.
  */
 const cache = new KernelCache();
+
+/** Drops one file's scan (its tree is being dropped too). */
+export function forgetCudaFile(path: string): void {
+  const s = fileScans.get(path);
+  if (!s) return;
+  s.snippets.dispose();
+  fileScans.delete(path);
+}
 
 export function clearCudaCache(): void {
   cache.clear();

@@ -3,7 +3,8 @@
  * code snippets that do not come from the file itself (macro bodies, the
  * arguments of a `dim3 grid(…)` that the grammar read as a declarator).
  */
-import type { Node, Parser, Tree } from 'web-tree-sitter';
+import type { Parser, Tree } from 'web-tree-sitter';
+import { syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
 
 export type { Node };
 
@@ -89,7 +90,7 @@ export class Snippets {
     const tree = this.parser.parse(`void __roofline_snippet__() {\n${text}\n;}`);
     if (!tree) return null;
     this.trees.push(tree);
-    const fn = tree.rootNode.namedChildren.find((c) => c.type === 'function_definition');
+    const fn = syntaxRoot(tree).namedChildren.find((c) => c.type === 'function_definition');
     const body = fn?.childForFieldName('body');
     const first = body ? (named(body)[0] ?? null) : null;
     this.parsed.set(text, first);

@@ -6,7 +6,7 @@
  * returns one; the others are suggested), and `@triton.heuristics` lambdas
  * evaluated on what is bound.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { BindingSet, Suggestions } from '../../bindings';
 import type { Notes } from '../../engine/recorder';
 import { evaluate, num, type Env } from '../../sym/expr';

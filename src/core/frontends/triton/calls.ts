@@ -5,7 +5,7 @@
  * (`desc.load`), and calls the analysis cannot see (engine/calls.ts: their
  * result keeps the broadcast shape of their arguments).
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import { decide } from '../../engine/branch';
 import { unknownCall } from '../../engine/calls';
 import { mathKind } from '../../engine/math';

@@ -5,7 +5,7 @@
  * combines per output), and `tl.reduce`/`tl.associative_scan` with a combine
  * function of the file (its own FLOPs per combine).
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { Event, Region } from '../../ir';
 import { mul, num, ONE, sub, type Expr } from '../../sym/expr';
 import { isFloat, promote } from '../common';

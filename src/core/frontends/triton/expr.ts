@@ -6,7 +6,7 @@
  * arithmetic builds symbolic values (sizes, offsets for footprints) and costs
  * nothing.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { Dtype } from '../../gpus/types';
 import { say } from '../../messages';
 import { add, bitop, evaluate, max as emax, min as emin, mul, num, ONE, printExpr, sub, sym, ZERO, type Expr } from '../../sym/expr';

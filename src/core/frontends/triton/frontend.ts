@@ -9,7 +9,8 @@
  * configs, launch sites, call sites and benchmark rows are suggested.
  */
 import { hash53 } from '../../hash';
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Tree } from 'web-tree-sitter';
+import { syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
 import { KernelCache, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
@@ -182,7 +183,7 @@ function syntaxErrors(tree: Tree): Diagnostic[] {
     if (!n.hasError) return;
     for (const c of n.children) if (c) visit(c, depth + 1);
   };
-  visit(tree.rootNode, 0);
+  visit(syntaxRoot(tree), 0);
   return out;
 }
 
@@ -234,8 +235,9 @@ const scans = new WeakMap<Tree, Scan>();
 function scanned(tree: Tree, ctx: FrontendContext): Scan {
   const hit = scans.get(tree);
   if (hit) return hit;
-  const errors = tree.rootNode.hasError ? syntaxErrors(tree) : [];
-  const m = scanModule(tree.rootNode, ctx.budget);
+  const root = syntaxRoot(tree, ctx.source);
+  const errors = root.hasError ? syntaxErrors(tree) : [];
+  const m = scanModule(root, ctx.budget);
   const found = findKernels(m);
   const scan = { m, found, context: hash53(moduleContext(m, new Set(found.kernels.map((k) => k.name)))), errors };
   if (!ctx.budget.fileTruncated && !ctx.budget.expired) scans.set(tree, scan);
@@ -274,7 +276,7 @@ function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: str
     foreignTrees.set(tree, lines.get(spec) ?? (Number.isFinite(first) ? first : 1));
     let scan = foreignScans.get(tree);
     if (!scan) {
-      scan = { m: scanModule(tree.rootNode, ctx.budget), hash: String(hash53(f.text)) };
+      scan = { m: scanModule(syntaxRoot(tree, f.text), ctx.budget), hash: String(hash53(f.text)) };
       if (!ctx.budget.fileTruncated && !ctx.budget.expired) foreignScans.set(tree, scan);
     }
     modules.push(scan.m);

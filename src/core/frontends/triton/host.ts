@@ -18,7 +18,7 @@
  * benchmark row taken are choices: `alternatives` evaluates an expression
  * under the others too (the values the editor suggests). Never throws.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import { parseDtype } from '../common';

@@ -10,7 +10,7 @@
  *   calls.ts  calls and builtins; memory.ts loads, stores, descriptors;
  *   dot.ts    tl.dot and reductions
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { Diagnostic, Region, TensorFootprint } from '../../ir';
 import type { Assumption } from '../../messages';
 import { add, max as emax, min as emin, mul, type Expr } from '../../sym/expr';

@@ -5,7 +5,7 @@
  * block shapes an autotune pre-hook gives descriptors
  * (`nargs["a_desc"].block_shape = [BLOCK_M, BLOCK_K]`).
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { BindingSet, Suggestions } from '../../bindings';
 import type { Budget } from '../../budget';
 import type { Dtype } from '../../gpus/types';

@@ -7,7 +7,7 @@
  * launch's footprints; one that cannot be attributed to a tensor is said, and
  * costs the kernel its completeness — never silently dropped.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { Dtype } from '../../gpus/types';
 import type { MemEvent } from '../../ir';
 import { mul, num, ONE, printExpr, type Expr } from '../../sym/expr';

@@ -4,7 +4,8 @@
  * `kernel[grid](...)` with what the host code around them says (argument
  * values, tensor dtypes, the grid).
  */
-import { Query, type Language, type Node } from 'web-tree-sitter';
+import { Query, type Language } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { Dtype } from '../../gpus/types';
 import {
   add,
@@ -291,7 +292,7 @@ function walkCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: 
     for (;;) {
       const t = c.nodeType;
       if (t === 'call') {
-        const n = c.currentNode;
+        const n = root.nodeOf(c.currentNode);
         const f = n.childForFieldName('function');
         if (f?.type === 'subscript') launches.push(n);
         else if (f?.type === 'identifier') plain.push(f);
@@ -302,7 +303,7 @@ function walkCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: 
             for (const a of args.namedChildren) if (a?.type === 'identifier') combine.push(a.text);
         }
       } else if (t === 'keyword_argument') {
-        const n = c.currentNode;
+        const n = root.nodeOf(c.currentNode);
         const name = n.childForFieldName('name');
         const value = n.childForFieldName('value');
         if (name?.text === 'combine_fn' && value?.type === 'identifier') combine.push(value.text);
@@ -329,6 +330,7 @@ export const callSiteFinders = { walk: (root: Node) => walkCallSites(root), quer
 
 function queryCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
   const lang = root.tree.language;
+  const raw = root.raw;
   let q = queries.get(lang);
   if (!q) {
     q = new Query(
@@ -344,9 +346,9 @@ function queryCallSites(root: Node): { launches: Node[]; plain: Node[]; combine:
   const combine: string[] = [];
   let red: string | undefined;
   let kw: string | undefined;
-  for (const c of q.captures(root)) {
-    if (c.name === 'launch') launches.push(c.node);
-    else if (c.name === 'fn') plain.push(c.node);
+  for (const c of q.captures(raw)) {
+    if (c.name === 'launch') launches.push(root.nodeOf(c.node));
+    else if (c.name === 'fn') plain.push(root.nodeOf(c.node));
     else if (c.name === 'red') red = c.node.text;
     else if (c.name === 'arg' && (red === 'reduce' || red === 'associative_scan')) combine.push(c.node.text);
     else if (c.name === 'kw') kw = c.node.text;

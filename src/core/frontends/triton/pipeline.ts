@@ -8,7 +8,7 @@
  * is passed, so that a tensor written by one launch and read by the next can
  * be found (fusion what-if).
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import type { HostLaunchFact, HostPipelineFact } from '../../ir';

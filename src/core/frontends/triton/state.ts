@@ -8,7 +8,7 @@
  * this state. They reach each other through `ops`, so no file imports another
  * in a cycle.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import type { BindingSet } from '../../bindings';
 import type { Budget } from '../../budget';
 import { Notes, Recorder } from '../../engine/recorder';

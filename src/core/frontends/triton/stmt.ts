@@ -4,7 +4,7 @@
  * classified here and decided by the engine (engine/branch.ts); loop headers
  * are read here and counted by the engine (engine/trips.ts).
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 import { decide, type BoundsShape, type CondClass, type Side } from '../../engine/branch';
 import type { CmpOp } from '../../engine/cond';
 import { isSpinCondition, loopTrips, spinWaitTrips, unknownTrips } from '../../engine/trips';

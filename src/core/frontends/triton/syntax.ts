@@ -1,7 +1,7 @@
 /**
  * Small helpers over tree-sitter-python nodes.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from '../../syntax-tree';
 
 /**
  * Trees of other modules of the project read for their helpers (src/core/related.ts),

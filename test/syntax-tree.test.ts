@@ -1,0 +1,101 @@
+/**
+ * The cached syntax view (src/core/syntax-tree.ts) answers exactly what
+ * tree-sitter's own nodes answer, node for node, and keeps one node object per
+ * tree-sitter node.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import type { Node as TsNode, Parser } from 'web-tree-sitter';
+import { syntaxRoot, type SyntaxNode } from '../src/core/syntax-tree';
+import { fixtures, loadParsers } from './check';
+
+const FIELDS: Record<string, string[]> = {
+  python: ['name', 'parameters', 'body', 'function', 'arguments', 'left', 'right', 'condition', 'object', 'attribute', 'value', 'alternative', 'consequence', 'operator'],
+  cuda: ['declarator', 'body', 'type', 'function', 'arguments', 'left', 'right', 'condition', 'argument', 'field', 'value', 'initializer', 'update', 'consequence', 'alternative', 'index', 'operator'],
+};
+
+/** Compares the view of every node with tree-sitter's answers; returns how many nodes were compared. */
+function compare(ts: TsNode, view: SyntaxNode, grammar: string, parent: SyntaxNode | null): number {
+  const at = `${ts.type} at ${ts.startPosition.row + 1}:${ts.startPosition.column + 1}`;
+  assert.equal(view.id, ts.id, at);
+  assert.equal(view.type, ts.type, at);
+  assert.equal(view.text, ts.text, at);
+  assert.equal(view.startIndex, ts.startIndex, at);
+  assert.equal(view.endIndex, ts.endIndex, at);
+  assert.deepEqual(view.startPosition, ts.startPosition, at);
+  assert.deepEqual(view.endPosition, ts.endPosition, at);
+  assert.equal(view.hasError, ts.hasError, at);
+  assert.equal(view.isNamed, ts.isNamed, at);
+  assert.equal(view.isMissing, ts.isMissing, at);
+  if (parent) assert.equal(view.parent, parent, `${at}: the parent is the node the child was read from`);
+  for (const f of FIELDS[grammar]) {
+    assert.equal(view.childForFieldName(f)?.id, ts.childForFieldName(f)?.id, `${at}.${f}`);
+    assert.equal(view.childForFieldName(f), view.childForFieldName(f), `${at}.${f}: the same object twice`);
+    assert.deepEqual(
+      view.childrenForFieldName(f).map((c) => c.id),
+      ts.childrenForFieldName(f).map((c) => c?.id),
+      `${at}.${f}[]`,
+    );
+  }
+  assert.deepEqual(
+    view.namedChildren.map((c) => c.id),
+    ts.namedChildren.map((c) => c?.id),
+    at,
+  );
+  const kids = ts.children.filter((c): c is TsNode => c !== null);
+  assert.equal(view.children.length, kids.length, at);
+  let n = 1;
+  kids.forEach((c, i) => {
+    assert.equal(view.child(i), view.children[i], at);
+    n += compare(c, view.children[i], grammar, view);
+  });
+  return n;
+}
+
+function both(parser: Parser, text: string, grammar: string): number {
+  const tree = parser.parse(text)!;
+  try {
+    const root = syntaxRoot(tree, text);
+    assert.equal(syntaxRoot(tree, text), root, 'one root object per tree');
+    const n = compare(tree.rootNode, root, grammar, null);
+    // Nodes reached another way (a descendant search, a parent) are the same objects.
+    for (const d of root.descendantsOfType('identifier')) {
+      assert.equal(d.parent?.children.includes(d), true, `${d.text}: found among its parent's children`);
+    }
+    return n;
+  } finally {
+    tree.delete();
+  }
+}
+
+describe('syntax view', () => {
+  it('answers as tree-sitter does for every node of the fixtures, with non-ASCII text', async () => {
+    const p = await loadParsers();
+    let nodes = 0;
+    for (const f of fixtures('triton', ['.py']).slice(0, 8)) nodes += both(p.python, fs.readFileSync(f, 'utf8'), 'python');
+    for (const f of fixtures('cuda', ['.cu']).slice(0, 8)) nodes += both(p.cuda, fs.readFileSync(f, 'utf8'), 'cuda');
+    // Text before and inside nodes in two- and four-byte UTF-8 / surrogate-pair UTF-16.
+    nodes += both(p.python, '# é ü 😀\ndef k(x):  # 𝔸\n    s = "ß😀ä" + x\n    return s\n', 'python');
+    nodes += both(p.cuda, '// ∑ 😀\n__global__ void k(float* y) { const char* s = "😀é"; y[0] = 1.0f; /* ü */ }\n', 'cuda');
+    assert.ok(nodes > 5000, `compared ${nodes} nodes`);
+  });
+
+  it('gives a re-parsed tree its own nodes (a reused node keeps its id, not its position)', async () => {
+    const p = await loadParsers();
+    const a = 'def f(x):\n    return x\n\ndef g(y):\n    return y\n';
+    const b = `# one more line\n${a}`;
+    const t1 = p.python.parse(a)!;
+    const r1 = syntaxRoot(t1, a);
+    const g1 = r1.namedChildren[1];
+    t1.edit({ startIndex: 0, oldEndIndex: 0, newEndIndex: 16, startPosition: { row: 0, column: 0 }, oldEndPosition: { row: 0, column: 0 }, newEndPosition: { row: 1, column: 0 } } as never);
+    const t2 = p.python.parse(b, t1)!;
+    const r2 = syntaxRoot(t2, b);
+    const g2 = r2.namedChildren.find((c) => c.type === 'function_definition' && c.childForFieldName('name')?.text === 'g')!;
+    assert.equal(g1.startPosition.row, 3);
+    assert.equal(g2.startPosition.row, 4);
+    assert.notEqual(g1, g2);
+    assert.equal(g2.text, 'def g(y):\n    return y');
+    t1.delete();
+    t2.delete();
+  });
+});
