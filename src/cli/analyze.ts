@@ -17,7 +17,7 @@ import type { ProfileSummary } from '../core/report/types';
 import { findRepoRoot } from './git';
 import { loadGpuFiles, selectGpus } from './gpus';
 import type { Parsers } from '../core/parsers';
-import { analysisLanguage, analyzeForGpus, decode, expand, worthReporting, type ParsersFor } from './inputs';
+import { analysisLanguage, analyzeForGpus, decode, expand, preferBaselineWasm, worthReporting, type ParsersFor } from './inputs';
 import { readRelated } from './related';
 import type { RelatedFile } from '../core/related';
 
@@ -161,6 +161,7 @@ export function budgetOf(s: AnalysisSettings): { budgetMs?: number } {
 
 async function analyzeFiles(inputs: string[], parsers: ParsersFor, s: AnalysisSettings, sources?: Map<string, string>): Promise<MultiGpuFile[]> {
   const { files, missing } = expand(inputs);
+  preferBaselineWasm(files);
   const reports = missing.map((m) => unreadable(m, 'no such file or directory'));
   const explicit = new Set(inputs.map((f) => path.normalize(f)));
   for (const file of files) {

@@ -3,6 +3,7 @@
  * the tree-sitter grammars; and the multi-GPU analysis of one file's text.
  */
 import * as fs from 'node:fs';
+import * as v8 from 'node:v8';
 import * as path from 'node:path';
 import { analyzeSource, languageOf, type AnalyzeOptions } from '../core/analyze';
 import type { GpuSpec } from '../core/gpus/types';
@@ -65,6 +66,35 @@ export function wasmLoader(): (name: WasmName) => Promise<Uint8Array> {
     for (const c of candidates) if (fs.existsSync(c)) return fs.readFileSync(c);
     throw new Error(`cannot find ${name} next to the CLI (looked in ${candidates.join(', ')}); run 'npm run build'`);
   };
+}
+
+/** Inputs up to this many bytes in all are a short run: the parsers' WASM stays on its baseline tier. */
+const SHORT_RUN_BYTES = 256 * 1024;
+
+/**
+ * Before the parsers load: on a short run (a file or a few), V8 keeps the
+ * grammars' WebAssembly on its baseline compiler. Otherwise V8 recompiles
+ * the hot parser functions with its optimising compiler in background
+ * threads, and the process waits for them at exit: ~50 ms of a 190 ms run on
+ * one small file, for code the run is already done with. Long runs keep the
+ * optimising tier (they parse megabytes with it).
+ */
+export function preferBaselineWasm(files: readonly string[]): boolean {
+  let bytes = 0;
+  for (const f of files) {
+    try {
+      bytes += fs.statSync(f).size;
+    } catch {
+      // unreadable: reported by the analysis
+    }
+    if (bytes > SHORT_RUN_BYTES) return false;
+  }
+  try {
+    v8.setFlagsFromString('--liftoff-only');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

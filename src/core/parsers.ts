@@ -12,6 +12,7 @@
  */
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 import type { Language as SourceLanguage } from './ir';
+import { noteReparse, treesInUse } from './syntax-tree';
 
 export type WasmName = 'web-tree-sitter.wasm' | 'tree-sitter-python.wasm' | 'tree-sitter-cuda.wasm';
 export type WasmLoader = (name: WasmName) => Promise<Uint8Array>;
@@ -188,8 +189,34 @@ let halted: HaltedParse | undefined;
 function abandonHalted(): void {
   if (!halted) return;
   halted.parser.reset();
-  halted.old?.delete();
+  const old = halted.old;
   halted = undefined;
+  if (old) retire(old);
+}
+
+/**
+ * Trees the cache let go of that a view may still read from (nodes carried
+ * over into the view of a later tree: syntax-tree.ts); each is deleted once
+ * no view of a cached tree uses it.
+ */
+const retired = new Set<Tree>();
+
+/** Trees let go of by the cache and still alive for a view (tests check it stays bounded). */
+export function retiredTreeCount(): number {
+  return retired.size;
+}
+
+function retire(tree: Tree): void {
+  retired.add(tree);
+  const live: Tree[] = [];
+  for (const v of treeCache.values()) live.push(v.tree);
+  if (halted?.old) live.push(halted.old);
+  const inUse = treesInUse(live);
+  for (const t of retired) {
+    if (inUse.has(t)) continue;
+    t.delete();
+    retired.delete(t);
+  }
 }
 
 /** Point (row, column) of a string index. */
@@ -211,8 +238,8 @@ function remember(cacheKey: string, source: string, tree: Tree): void {
   treeCache.set(cacheKey, { source, tree });
   while (treeCache.size > MAX_CACHED_TREES) {
     const [k, v] = treeCache.entries().next().value as [string, CachedTree];
-    v.tree.delete();
     treeCache.delete(k);
+    retire(v.tree);
   }
 }
 
@@ -271,7 +298,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     // it): a file with syntax errors is parsed from scratch, so the analysis of a text never depends
     // on the edits that led to it.
     tree.delete();
-    old.delete();
+    retire(old);
     old = null;
     tree = parseWithBudget(parser, source, null, budgetMs);
   }
@@ -280,8 +307,9 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     if (!resumable) abandonHalted();
     return null;
   }
-  old?.delete();
+  if (old) noteReparse(tree, old);
   remember(cacheKey, source, tree);
+  if (old) retire(old);
   return tree;
 }
 
@@ -302,8 +330,8 @@ export function forgetTree(key: string): void {
   if (halted?.cacheKey.endsWith(`:${key}`)) abandonHalted();
   for (const [k, v] of [...treeCache]) {
     if (k.endsWith(`:${key}`) && k.indexOf(':') === k.length - key.length - 1) {
-      v.tree.delete();
       treeCache.delete(k);
+      retire(v.tree);
     }
   }
 }
@@ -311,6 +339,7 @@ export function forgetTree(key: string): void {
 /** Drops every cached tree (benchmarks measure cold analyses with it). */
 export function clearTreeCache(): void {
   abandonHalted();
-  for (const v of treeCache.values()) v.tree.delete();
+  const trees = [...treeCache.values()].map((v) => v.tree);
   treeCache.clear();
+  for (const t of trees) retire(t);
 }

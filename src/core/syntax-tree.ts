@@ -21,17 +21,30 @@ import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
 export type Point = { row: number; column: number };
 
 class TreeView {
-  private readonly nodes = new Map<number, SyntaxNode>();
+  readonly nodes = new Map<number, SyntaxNode>();
+  /** The root's node object, once made. */
+  root: SyntaxNode | undefined;
+  /** The trees whose nodes this view's objects read from (its own, and those of statements carried over from the view before an edit). */
+  donors = new Set<Tree>();
+  /** Top-level statements carried over from the previous view (file order): their nodes answer for this tree's nodes there. */
+  carried: SyntaxNode[] = [];
   constructor(
     readonly tree: Tree,
     /** The text the tree was parsed from, when known (node text is a slice of it). */
     readonly source: string | undefined,
-  ) {}
+    /** The document's views share this: its newest view (a carried node belongs to the newest tree). */
+    public doc: { current: TreeView } | undefined = undefined,
+  ) {
+    this.donors.add(tree);
+    this.doc ??= { current: this };
+  }
 
   of(n: TsNode): SyntaxNode {
     const hit = this.nodes.get(n.id);
     // Ids are unique within a tree; the start check guards the view against a node of another tree.
     if (hit && hit.startIndex === n.startIndex) return hit;
+    const c = this.carried.length ? this.inCarried(n) : undefined;
+    if (c) return c;
     const s = new SyntaxNode(this, n);
     if (!hit) this.nodes.set(n.id, s);
     return s;
@@ -39,6 +52,33 @@ class TreeView {
 
   maybe(n: TsNode | null | undefined): SyntaxNode | null {
     return n ? this.of(n) : null;
+  }
+
+  /** The carried node that stands for `n` (same place, same type), when `n` lies in a carried statement. */
+  private inCarried(n: TsNode): SyntaxNode | undefined {
+    let lo = 0;
+    let hi = this.carried.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.carried[mid].startIndex <= n.startIndex) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (at < 0) return undefined;
+    let cur = this.carried[at];
+    if (n.startIndex >= cur.endIndex) return undefined;
+    const end = n.endIndex;
+    if (end > cur.endIndex) return undefined;
+    const type = n.type;
+    for (let depth = 0; depth < 500; depth++) {
+      if (cur.startIndex === n.startIndex && cur.endIndex === end && cur.type === type) return cur;
+      const next: SyntaxNode | undefined = cur.children.find((c) => c.startIndex <= n.startIndex && end <= c.endIndex && (c.startIndex < c.endIndex || c.startIndex === n.startIndex));
+      if (!next) return undefined;
+      cur = next;
+    }
+    return undefined;
   }
 }
 
@@ -52,16 +92,20 @@ export class SyntaxNode {
   private _text: string | undefined;
   private _endIndex = -1;
   private _endPosition: Point | undefined;
-  private _parent: SyntaxNode | null | undefined;
-  private _children: SyntaxNode[] | undefined;
-  private _named: SyntaxNode[] | undefined;
+  /** @internal */
+  _parent: SyntaxNode | null | undefined;
+  /** @internal */
+  _children: SyntaxNode[] | undefined;
+  /** @internal */
+  _named: SyntaxNode[] | undefined;
   private _fields: Map<string, SyntaxNode | null> | undefined;
   private _fieldLists: Map<string, SyntaxNode[]> | undefined;
   private _descendants: Map<string, SyntaxNode[]> | undefined;
   private _flags = -1;
 
   constructor(
-    private readonly view: TreeView,
+    /** @internal Re-pointed when the node is carried into the view of a re-parsed tree. */
+    public view: TreeView,
     private readonly ts: TsNode,
   ) {
     this.id = ts.id;
@@ -69,9 +113,9 @@ export class SyntaxNode {
     this.startPosition = ts.startPosition;
   }
 
-  /** The tree-sitter tree this node belongs to. */
+  /** The tree-sitter tree this node belongs to (for a node carried over into later trees, the latest). */
   get tree(): Tree {
-    return this.view.tree;
+    return this.view.doc!.current.tree;
   }
 
   get type(): string {
@@ -198,6 +242,11 @@ export class SyntaxNode {
     return this.view.of(n);
   }
 
+  /** @internal The tree this node's tree-sitter handle (and those of the nodes it makes) belongs to. */
+  get handleTree(): Tree {
+    return this.view.tree;
+  }
+
   /** The underlying tree-sitter node (for a query or a cursor). */
   get raw(): TsNode {
     return this.ts;
@@ -216,12 +265,147 @@ export class SyntaxNode {
 
 const views = new WeakMap<Tree, TreeView>();
 
+/**
+ * After an incremental re-parse, the tree it started from (the cache's
+ * previous tree of the document, edited): the new tree's view takes over the
+ * previous view's top-level statements the edit did not touch.
+ */
+const predecessors = new WeakMap<Tree, Tree>();
+
+/** Says that `tree` was parsed incrementally from `old` (parsers.ts). */
+export function noteReparse(tree: Tree, old: Tree): void {
+  predecessors.set(tree, old);
+}
+
 /** The root of a tree's view (one view per tree: the same nodes every call). */
 export function syntaxRoot(tree: Tree, source?: string): SyntaxNode {
   let v = views.get(tree);
   if (!v) {
     v = new TreeView(tree, source);
     views.set(tree, v);
+    const old = predecessors.get(tree);
+    predecessors.delete(tree);
+    const before = old ? views.get(old) : undefined;
+    if (before) carryOver(before, v);
   }
-  return v.of(tree.rootNode);
+  return (v.root ??= v.of(tree.rootNode));
+}
+
+/**
+ * Moves into `view` the nodes of `before` that belong to top-level statements
+ * the edit left alone: same tree-sitter node (a subtree tree-sitter reused)
+ * at the same place. Everything they remember stays true (a reused subtree is
+ * the same text, and at the same start so are its positions), so the work
+ * already done on them is not done again, and per-statement caches keyed by
+ * node object keep hitting. Their tree-sitter handles still point into the
+ * earlier tree, which is kept alive while a view uses it (`treesInUse`).
+ */
+/** At most this many trees stay alive for one document's view (its own and those its carried statements read from). */
+const MAX_DONORS = 12;
+
+function carryOver(before: TreeView, view: TreeView): void {
+  // The earlier tree was edited (its root may be a new copy): its root is the one its view made.
+  const oldRoot = before.root;
+  const oldTop = oldRoot?._children ?? oldRoot?._named;
+  if (!oldRoot || !oldTop || oldRoot.hasError || before.source === undefined || view.source === undefined) return;
+  const rawRoot = view.tree.rootNode;
+  const root = (view.root = view.of(rawRoot));
+  const byStart = new Map<number, SyntaxNode>();
+  for (const o of oldTop) byStart.set(o.startIndex, o);
+  const top: SyntaxNode[] = [];
+  const carried: SyntaxNode[] = [];
+  const source = view.source;
+  for (const c of rawRoot.children) {
+    if (!c) continue;
+    const o = byStart.get(c.startIndex);
+    // The same statement: same place, same kind, same text (tree-sitter may have built it anew).
+    // Top-level code parses the same wherever its text stands, so everything its nodes remember holds.
+    const same =
+      o !== undefined &&
+      !o.hasError &&
+      o.startPosition.row === c.startPosition.row &&
+      o.startPosition.column === c.startPosition.column &&
+      o.endIndex === c.endIndex &&
+      o.type === c.type &&
+      o.text === source.slice(c.startIndex, c.endIndex);
+    if (same) {
+      carried.push(o);
+      top.push(o);
+      view.nodes.set(c.id, o);
+      view.donors.add(o.handleTree);
+    } else top.push(view.of(c));
+  }
+  if (carried.length === 0) return;
+  if (view.donors.size > MAX_DONORS) {
+    // Statements from too many earlier trees (edits spread over the file): start afresh, so those trees are let go.
+    view.donors = new Set([view.tree]);
+    view.nodes.clear();
+    view.root = view.of(rawRoot);
+    return;
+  }
+  for (const c of top) c._parent = root;
+  root._children = top;
+  view.carried = carried;
+  view.doc = before.doc;
+  view.doc!.current = view;
+  prune(before, carried);
+}
+
+/**
+ * Each view a statement of `before` came from keeps, in its id map, only the
+ * nodes of the statements carried on: the others are dead, and a view no
+ * carried statement comes from is dropped with its tree.
+ */
+function prune(before: TreeView, carried: SyntaxNode[]): void {
+  const origins = new Set<TreeView>([before]);
+  for (const o of before.carried) origins.add(o.view);
+  const kept = new Map<TreeView, (readonly [number, number])[]>();
+  for (const c of carried) {
+    const spans = kept.get(c.view) ?? [];
+    spans.push([c.startIndex, c.endIndex]);
+    kept.set(c.view, spans);
+  }
+  for (const w of origins) {
+    const spans = kept.get(w);
+    if (!spans) {
+      w.nodes.clear();
+      continue;
+    }
+    spans.sort((a, b) => a[0] - b[0]);
+    for (const [id, n] of w.nodes) {
+      let lo = 0;
+      let hi = spans.length - 1;
+      let at = -1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (spans[mid][0] <= n.startIndex) {
+          at = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      if (at < 0 || n.startIndex >= spans[at][1] || n.endIndex > spans[at][1]) w.nodes.delete(id);
+    }
+  }
+}
+
+/**
+ * The trees the views of `live` trees read from (each tree itself, the trees
+ * of nodes carried into their views, and the tree an unviewed re-parse will
+ * carry from): the parse cache deletes a tree it let go only when it is not
+ * among them.
+ */
+export function treesInUse(live: Iterable<Tree>): Set<Tree> {
+  const out = new Set<Tree>();
+  for (const t of live) {
+    out.add(t);
+    const v = views.get(t);
+    if (v) for (const d of v.donors) out.add(d);
+    const p = predecessors.get(t);
+    if (p) {
+      out.add(p);
+      const pv = views.get(p);
+      if (pv) for (const d of pv.donors) out.add(d);
+    }
+  }
+  return out;
 }

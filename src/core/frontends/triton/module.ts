@@ -162,7 +162,19 @@ function readParams(fn: Node, imports: Map<string, string>): ParamInfo[] {
   return out;
 }
 
-function scanFunction(def: Node, decorators: Node[], imports: Map<string, string>): FnInfo | undefined {
+/** A function's scan, kept with its node while the imports it was read under are the same (a fresh copy each time: the module scan amends it). */
+const fnMemo = new WeakMap<Node, { imports: string; f: FnInfo | undefined }>();
+
+function scanFunction(def: Node, decorators: Node[], imports: Map<string, string>, importsKey: string): FnInfo | undefined {
+  let hit = fnMemo.get(def);
+  if (!hit || hit.imports !== importsKey) {
+    hit = { imports: importsKey, f: scanFunctionNow(def, decorators, imports) };
+    fnMemo.set(def, hit);
+  }
+  return hit.f ? { ...hit.f, decorators: [...hit.f.decorators] } : undefined;
+}
+
+function scanFunctionNow(def: Node, decorators: Node[], imports: Map<string, string>): FnInfo | undefined {
   const name = field(def, 'name')?.text;
   if (!name) return undefined;
   let isJit = false;
@@ -221,16 +233,17 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
       }
     }
   }
+  const importsKey = JSON.stringify([...m.imports]);
   for (const st of statements) {
     if (budget.spent()) break;
     if (st.type === 'decorated_definition') {
       const def = field(st, 'definition');
       if (def?.type === 'function_definition') {
-        const f = scanFunction(def, named(st).filter((c) => c.type === 'decorator'), m.imports);
+        const f = scanFunction(def, named(st).filter((c) => c.type === 'decorator'), m.imports, importsKey);
         if (f) m.functions.set(f.name, f);
       }
     } else if (st.type === 'function_definition') {
-      const f = scanFunction(st, [], m.imports);
+      const f = scanFunction(st, [], m.imports, importsKey);
       if (f) m.functions.set(f.name, f);
     } else if (st.type === 'expression_statement') {
       const a = named(st)[0];
@@ -322,8 +335,25 @@ function walkCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: 
  */
 function callSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
   // Compiling the query costs ~40 ms once per process: a short file is walked instead (a CLI run on one small file).
-  return root.endIndex <= WALK_BELOW ? walkCallSites(root) : queryCallSites(root);
+  const walk = root.endIndex <= WALK_BELOW;
+  const out: { launches: Node[]; plain: Node[]; combine: string[] } = { launches: [], plain: [], combine: [] };
+  // Per top-level statement, kept with its node: after an edit only the statements it touched are searched
+  // again (the others are the same node objects, carried into the new tree's view: syntax-tree.ts).
+  for (const st of root.namedChildren) {
+    if (st.type === 'comment') continue;
+    let sites = siteMemo.get(st);
+    if (!sites) {
+      sites = walk ? walkCallSites(st) : queryCallSites(st);
+      siteMemo.set(st, sites);
+    }
+    out.launches.push(...sites.launches);
+    out.plain.push(...sites.plain);
+    out.combine.push(...sites.combine);
+  }
+  return out;
 }
+
+const siteMemo = new WeakMap<Node, { launches: Node[]; plain: Node[]; combine: string[] }>();
 
 /** Both ways of finding the call sites (tests check they agree). */
 export const callSiteFinders = { walk: (root: Node) => walkCallSites(root), query: (root: Node) => queryCallSites(root) };

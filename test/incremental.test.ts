@@ -1,0 +1,117 @@
+/**
+ * Work proportional to the edit never changes a number (issue 17): after
+ * each edit of a file analysed in one process — digits flipped inside and
+ * outside kernels, lines inserted and removed, text typed at the end of a
+ * line — the report is byte-identical to a cold analysis of the same text
+ * (every cache cleared). The incremental path reuses the previous tree,
+ * the node objects of the statements the edit did not touch (syntax-tree.ts),
+ * the scans kept per statement and the kernels kept by key.
+ */
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { analyzeSource, clearCaches } from '../src/core/analyze';
+import { findGpu } from '../src/core/gpus/catalog';
+import type { Language } from '../src/core/ir';
+import { retiredTreeCount, type Parsers } from '../src/core/parsers';
+import type { FileReport } from '../src/core/report/types';
+import { editInside, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
+import { loadParsers } from './check';
+
+const ROOT = path.join(__dirname, '..');
+const H100 = findGpu('h100-sxm')!;
+const EXT: Record<Language, string> = { triton: 'py', cuda: 'cu', wgsl: 'wgsl' };
+
+function content(r: FileReport): string {
+  return JSON.stringify({ kernels: r.kernels, diagnostics: r.diagnostics, pipelines: r.pipelines ?? null, partial: r.partial ?? null });
+}
+
+/** Inserts `text` as a line before 0-based line `at`, or removes that line when `text` is undefined. */
+function lineEdit(src: string, at: number, text: string | undefined): string {
+  const lines = src.split('\n');
+  const i = Math.min(at, lines.length - 1);
+  if (text === undefined) lines.splice(i, 1);
+  else lines.splice(i, 0, text);
+  return lines.join('\n');
+}
+
+/** A sequence of versions of `src`, each one edit from the one before. */
+function versions(src: string, spans: KernelSpan[], lang: Language): string[] {
+  const comment = lang === 'triton' ? '# a note' : '// a note';
+  const out: string[] = [];
+  let cur = src;
+  for (let n = 0; n < 24; n++) {
+    const lines = cur.split('\n').length;
+    switch (n % 6) {
+      case 0:
+      case 3:
+        cur = editInside(cur, spans, n, lang);
+        break;
+      case 1:
+      case 4:
+        cur = editOutside(cur, spans, n, lang);
+        break;
+      case 2:
+        // A line inserted in the middle: every statement below moves.
+        cur = lineEdit(cur, Math.floor((lines * (n + 1)) / 25), comment);
+        break;
+      case 5:
+        // The line inserted before removed again: the statements move back.
+        cur = lineEdit(cur, Math.floor((lines * (n - 2)) / 25), undefined);
+        break;
+    }
+    out.push(cur);
+  }
+  return out;
+}
+
+describe('incremental analysis equals a cold one after every edit', function () {
+  this.timeout(600_000);
+  let parsers: Parsers;
+  before(async () => {
+    parsers = await loadParsers();
+  });
+
+  for (const lang of ['triton', 'cuda', 'wgsl'] as const) {
+    it(`${lang}: 24 edits of a 1,000-line file of the fixtures`, () => {
+      const src = fixtureFile(ROOT, lang, 1000);
+      const file = `incremental.${EXT[lang]}`;
+      clearCaches();
+      const first = analyzeSource(src, parsers, { gpu: H100, path: file });
+      const spans = first.kernels.map((k) => ({ start: k.line - 1, end: (k.endLine ?? k.line) - 1 }));
+      assert.ok(spans.length > 5, `${spans.length} kernels`);
+      const texts = versions(src, spans, lang);
+      // Cold: every cache cleared before each version.
+      const cold = texts.map((t) => {
+        clearCaches();
+        return content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+      });
+      // Incremental: one chain of edits on warm caches.
+      clearCaches();
+      analyzeSource(src, parsers, { gpu: H100, path: file });
+      texts.forEach((t, i) => {
+        const warm = content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+        if (warm !== cold[i]) assert.deepEqual(JSON.parse(warm), JSON.parse(cold[i]), `edit ${i + 1}`);
+        assert.equal(warm, cold[i], `edit ${i + 1}: byte for byte`);
+      });
+    });
+  }
+
+  it('keeps a bounded number of earlier trees alive over a long editing session', () => {
+    const src = fixtureFile(ROOT, 'triton', 1000);
+    const file = 'incremental-session.py';
+    clearCaches();
+    const first = analyzeSource(src, parsers, { gpu: H100, path: file });
+    const spans = first.kernels.map((k) => ({ start: k.line - 1, end: (k.endLine ?? k.line) - 1 }));
+    let cur = src;
+    let most = 0;
+    for (let n = 0; n < 80; n++) {
+      cur = n % 2 ? editOutside(cur, spans, n * 5, 'triton') : editInside(cur, spans, n * 7, 'triton');
+      analyzeSource(cur, parsers, { gpu: H100, path: file });
+      most = Math.max(most, retiredTreeCount());
+    }
+    assert.ok(most > 0, 'earlier trees were kept for carried statements');
+    assert.ok(most <= 13, `at most 12 earlier trees alive at once (saw ${most})`);
+    clearCaches();
+    assert.equal(retiredTreeCount(), 0, 'every tree deleted once the cache is cleared');
+  });
+});
