@@ -4,6 +4,7 @@
  * others go on).
  */
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { main } from '../src/cli/main';
 
@@ -198,5 +199,37 @@ describe('CLI --profile with launch sizes and several GPUs (issue 15)', () => {
     const same = (await run(['analyze', src, ...dtypes, '--gpu', 'a100-sxm-80gb', '--profile', path.join(PROF, 'proton_two_gpus.json')])).out;
     assert.match(same, /profile: warning: the profile ran on CUDA device 0, .*H100 SXM/);
     assert.doesNotMatch(same, /ran on CUDA device 1/);
+  });
+});
+
+describe('CLI over many files in worker threads', function () {
+  this.timeout(300_000);
+  const cli = path.join(__dirname, '..', 'dist', 'cli.js');
+  const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, ROOFLINE_LENS_TRACE_JOBS: '1' } });
+  const runMain = async (args: string[]) => {
+    let err = '';
+    const code = await main(args, () => undefined, (s) => (err += s));
+    return { code, err };
+  };
+
+  it('gives the same report, byte for byte, with --jobs 2 as in one thread', () => {
+    const dir = path.join(__dirname, 'fixtures');
+    const one = run(['analyze', dir, '--format', 'json', '--jobs', '1']);
+    const two = run(['analyze', dir, '--format', 'json', '--jobs', '2']);
+    assert.equal(one.status, 0, one.stderr);
+    assert.equal(two.status, 0, two.stderr);
+    const files = (JSON.parse(one.stdout) as { files: unknown[] }).files.length;
+    assert.ok(files >= 50, `${files} files`);
+    assert.equal(two.stdout, one.stdout);
+    assert.match(two.stderr, /files in 2 worker threads \(0 redone here\)/);
+    assert.doesNotMatch(one.stderr, /worker threads/);
+  });
+
+  it('refuses a --jobs that is not a whole number from 1 to 64', async () => {
+    for (const bad of ['0', '-1', '2.5', 'many']) {
+      const r = await runMain(['analyze', path.join(__dirname, 'fixtures', 'triton', 'softmax.py'), '--jobs', bad]);
+      assert.equal(r.code, 2, bad);
+      assert.match(r.err, /--jobs takes a whole number/);
+    }
   });
 });

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { forgetDocument, languageOf, makeReport, type UserInputs } from '../core/analyze';
+import { languageOf, makeReport, type UserInputs } from '../core/analyze';
 import { GPU_CATALOG } from '../core/gpus/catalog';
 import type { GpuSpec } from '../core/gpus/types';
 import { say } from '../core/messages';
@@ -17,9 +17,12 @@ import type { ProfileSummary } from '../core/report/types';
 import { findRepoRoot } from './git';
 import { loadGpuFiles, selectGpus } from './gpus';
 import type { Parsers } from '../core/parsers';
-import { analysisLanguage, analyzeForGpus, decode, expand, preferBaselineWasm, worthReporting, type ParsersFor } from './inputs';
-import { readRelated } from './related';
-import type { RelatedFile } from '../core/related';
+import { analysisLanguage, analyzeForGpus, decode, expand, preferBaselineWasm, type ParsersFor } from './inputs';
+import { analyzeInWorkers, MIN_PARALLEL_FILES, readJobs, workerScript } from './parallel';
+import { analyzeFile, budgetOf, relatedOf, unreadable, type AnalysisSettings } from './file';
+
+export type { AnalysisSettings } from './file';
+export { budgetOf } from './file';
 
 declare const __VERSION__: string;
 
@@ -31,17 +34,6 @@ export const ANALYSIS_OPTIONS: OptionSpec = {
   valued: { '--format': ['-f'], '--gpu': [], '--gpu-file': [], '--set': [], '--dtype': [], '--grid': [], '--budget-ms': [] },
   flags: { '--json': [] },
 };
-
-export interface AnalysisSettings {
-  gpus: GpuSpec[];
-  user: UserInputs;
-  /**
-   * `--budget-ms`: a wall-clock safety net per file. None by default: the
-   * analysis is then bounded by deterministic step budgets only, so the same
-   * files give the same output on a busy machine and on an idle one.
-   */
-  budgetMs?: number;
-}
 
 /** The GPUs and user bindings of an analysing command. */
 export function readAnalysisSettings(p: ParsedOptions): AnalysisSettings {
@@ -88,7 +80,7 @@ const GEOMETRY: Partial<Record<string, RegExp>> = {
 };
 
 const ANALYZE_SPEC: OptionSpec = {
-  valued: { ...ANALYSIS_OPTIONS.valued, '--sarif-level': [], '--root': [], '--profile': [], '--match': [] },
+  valued: { ...ANALYSIS_OPTIONS.valued, '--sarif-level': [], '--root': [], '--profile': [], '--match': [], '--jobs': ['-j'] },
   flags: { ...ANALYSIS_OPTIONS.flags, '--per-launch': [] },
 };
 
@@ -144,40 +136,20 @@ async function withProfile(
 
 const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 
-function unreadable(file: string, why: string): MultiGpuFile {
-  return { path: file, language: languageOf(file) ?? 'triton', diagnostics: [say('unreadable', 1, file, why)], kernels: [] };
-}
-
-/** The related files a source names, read from disk, as analysis options (none when it names none). */
-function relatedOf(file: string, src: string): { related?: Record<string, RelatedFile> } {
-  const related = readRelated(file, languageOf(file), src);
-  return related ? { related } : {};
-}
-
-/** The analysis options of `--budget-ms` (none without it). */
-export function budgetOf(s: AnalysisSettings): { budgetMs?: number } {
-  return s.budgetMs !== undefined ? { budgetMs: s.budgetMs } : {};
-}
-
-async function analyzeFiles(inputs: string[], parsers: ParsersFor, s: AnalysisSettings, sources?: Map<string, string>): Promise<MultiGpuFile[]> {
+async function analyzeFiles(inputs: string[], parsers: ParsersFor, s: AnalysisSettings, sources?: Map<string, string>, jobs = 1): Promise<MultiGpuFile[]> {
   const { files, missing } = expand(inputs);
-  preferBaselineWasm(files);
   const reports = missing.map((m) => unreadable(m, 'no such file or directory'));
   const explicit = new Set(inputs.map((f) => path.normalize(f)));
+  const script = workerScript();
+  if (jobs > 1 && script && !sources && files.length >= MIN_PARALLEL_FILES) {
+    const done = await analyzeInWorkers(script, files.map((file) => ({ file, explicit: explicit.has(path.normalize(file)) })), s, jobs);
+    for (const r of done) if (r) reports.push(r);
+    return reports;
+  }
+  preferBaselineWasm(files);
   for (const file of files) {
-    let src: string;
-    try {
-      src = decode(fs.readFileSync(file));
-    } catch (e) {
-      reports.push(unreadable(file, (e as Error).message));
-      continue;
-    }
-    if (!explicit.has(path.normalize(file)) && !worthReporting(file, src)) continue;
-    sources?.set(file, src);
-    const ready = await parsers(analysisLanguage(file));
-    reports.push(analyzeForGpus(src, ready, s.gpus, { ...s.user, path: file, language: languageOf(file), ...budgetOf(s), ...relatedOf(file, src) }));
-    // The CLI reads each file once: its tree is not kept (a profile's re-estimates parse it again).
-    forgetDocument(file);
+    const r = await analyzeFile(file, explicit.has(path.normalize(file)), parsers, s, sources);
+    if (r) reports.push(r);
   }
   return reports;
 }
@@ -200,8 +172,11 @@ export async function analyzeCommand(argv: string[], parsers: ParsersFor, out: (
   const levels = readSarifLevels(list(p, '--sarif-level'), DEFAULT_SARIF_LEVELS);
   const settings = readAnalysisSettings(p);
   if (inputs.length === 0) throw usageError('analyze needs at least one FILE or DIR');
-  const sources = new Map<string, string>();
-  const { files, profile } = await withProfile(await analyzeFiles(inputs, parsers, settings, sources), p, settings, sources, parsers);
+  // A profile re-estimates launches from the sources: those runs read every file in this thread.
+  const profiled = last(p, '--profile') !== undefined;
+  const sources = profiled ? new Map<string, string>() : undefined;
+  const jobs = readJobs(last(p, '--jobs'));
+  const { files, profile } = await withProfile(await analyzeFiles(inputs, parsers, settings, sources, jobs), p, settings, sources ?? new Map(), parsers);
   if (format === 'text' || format === 'json') {
     const report = multiReport(settings.gpus, files, settings.user);
     if (profile) report.profile = profile;

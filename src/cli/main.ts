@@ -11,7 +11,9 @@
  */
 import { DEFAULT_GPU_ID } from '../core/gpus/catalog';
 import { CliError, last, parseOptions, readFormat, usageError } from './args';
-import { analyzeCommand, VERSION } from './analyze';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { analyzeCommand, VERSION, type AnalysisSettings } from './analyze';
+import { ANALYZE_WORKER_ROLE, serveAnalyzeWorker, setWorkerScript } from './parallel';
 import { diffCommand } from './diff';
 import { gpusJson, gpusText, loadGpuFiles } from './gpus';
 import { lazyParsers } from './inputs';
@@ -19,7 +21,7 @@ import { lazyParsers } from './inputs';
 const USAGE = `usage:
   roofline-lens analyze FILE|DIR... [--format text|json|markdown|sarif] [--gpu ID[,ID...]]
                 [--gpu-file FILE] [--set NAME=VALUE]... [--dtype NAME=TYPE]... [--grid X[,Y[,Z]]] [--budget-ms MS]
-                [--sarif-level memory=warning,compute=note,unknown=note] [--root DIR]
+                [--sarif-level memory=warning,compute=note,unknown=note] [--root DIR] [--jobs N]
                 [--profile NCU_CSV|PROTON_JSON [--per-launch] [--match MEASURED=FILE:KERNEL]...]
   roofline-lens diff [BASE] [HEAD] [PATH...] [-C|--repo DIR] [--format text|json|markdown]
                 [--fail-on bound-regression] [--fail-on ai-drop=PCT] [--gpu ...] [--set ...]
@@ -34,6 +36,7 @@ const USAGE = `usage:
   --budget-ms MS     a wall-clock limit per file: a kernel still running after MS is listed without numbers
                      (default: none; the analysis is bounded by step counts, so its output does not depend
                      on the machine's load)
+  --jobs N           worker threads when analysing 8 files or more (default: the cores, at most 4; 1: one thread)
   --root DIR         paths in Markdown and SARIF are relative to DIR (default: the git work tree, else .)
   --profile FILE     measured results (ncu --csv --page raw, or Triton Proton JSON) beside the estimates,
                      each under its own GPU's roofs, launches named 'kernel [M=…]' estimated for those sizes;
@@ -83,7 +86,11 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
   }
 }
 
-if (require.main === module) {
+if (!isMainThread && (workerData as { role?: string } | null)?.role === ANALYZE_WORKER_ROLE) {
+  serveAnalyzeWorker(parentPort!, (workerData as { settings: AnalysisSettings }).settings);
+} else if (require.main === module) {
+  // Workers for many files run this same script (src/cli/parallel.ts).
+  setWorkerScript(__filename);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -263,6 +263,18 @@ export class SyntaxNode {
   }
 }
 
+/**
+ * `root.descendantsOfType(types)`, gathered per top-level statement: each
+ * statement keeps its own list, so after an edit only the statements it
+ * touched are searched again (the others are carried over with their lists).
+ */
+export function descendantsByStatement(root: SyntaxNode, types: string | readonly string[]): SyntaxNode[] {
+  const wanted = typeof types === 'string' ? [types] : types;
+  const out: SyntaxNode[] = wanted.includes(root.type) ? [root] : [];
+  for (const c of root.children) out.push(...c.descendantsOfType(types));
+  return out;
+}
+
 const views = new WeakMap<Tree, TreeView>();
 
 /**

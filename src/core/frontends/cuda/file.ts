@@ -11,6 +11,7 @@
 import type { Diagnostic } from '../../ir';
 import { say } from '../../messages';
 import { foldNumbers } from '../../sym/fold';
+import { descendantsByStatement } from '../../syntax-tree';
 import { CUDA_ARCH, type TargetArch } from './arch';
 import { brief, hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
 
@@ -547,7 +548,7 @@ export class FileInfo {
   }
 
   private collectLaunches(): void {
-    for (const kcs of this.root.descendantsOfType('kernel_call_syntax')) {
+    for (const kcs of descendantsByStatement(this.root, 'kernel_call_syntax')) {
       const call = kcs.parent;
       if (!call || call.type !== 'call_expression' || this.isDead(call)) continue;
       const fn = call.childForFieldName('function');

@@ -15,6 +15,7 @@ import type { FileInfo, LaunchSite } from './file';
 import { Interp, Scope } from './state';
 import { execStmt } from './stmt';
 import { brief, lineOf, named, type Node } from './syntax';
+import { descendantsByStatement } from '../../syntax-tree';
 import { descriptorType, baseType, unwrapDeclarator } from './typesyn';
 import { isIntTy, UNKNOWN, type Ty } from './types';
 import type { Val } from './values';
@@ -113,7 +114,7 @@ export function callsOf(file: FileInfo, name: string): Node[] {
   let byName = callIndex.get(file);
   if (!byName) {
     byName = new Map();
-    for (const c of file.root.descendantsOfType('call_expression')) {
+    for (const c of descendantsByStatement(file.root, 'call_expression')) {
       if (!c || c.childForFieldName('arguments') === null) continue;
       const f = c.childForFieldName('function');
       if (f?.type !== 'identifier') continue;

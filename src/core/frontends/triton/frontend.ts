@@ -319,7 +319,8 @@ export const tritonFrontend: Frontend = (ctx) => {
   });
   const r = runKernels(ctx, cache, 'triton', 'program', jobs);
   file.kernels = r.kernels;
-  if (!ctx.user.launch) {
+  // Launch sequences once every kernel is in (a partial report shows none: analyze.ts), as CUDA does.
+  if (!ctx.user.launch && !r.incomplete) {
     const pipelines = tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget);
     if (pipelines.length) file.pipelines = pipelines;
   }
