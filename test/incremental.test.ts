@@ -14,8 +14,9 @@ import { findGpu } from '../src/core/gpus/catalog';
 import type { Language } from '../src/core/ir';
 import { retiredTreeCount, type Parsers } from '../src/core/parsers';
 import type { FileReport } from '../src/core/report/types';
+import * as fs from 'node:fs';
 import { editInside, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
-import { loadParsers } from './check';
+import { fixtures, loadParsers } from './check';
 
 const ROOT = path.join(__dirname, '..');
 const H100 = findGpu('h100-sxm')!;
@@ -114,4 +115,40 @@ describe('incremental analysis equals a cold one after every edit', function () 
     clearCaches();
     assert.equal(retiredTreeCount(), 0, 'every tree deleted once the cache is cleared');
   });
+
+  /**
+   * Every number of every fixture changed in turn, each version analysed
+   * after the one before on warm caches and compared with a cold analysis:
+   * a kernel reused after an edit it read (a host constant, a launcher's
+   * argument, a `__main__` size) would differ.
+   */
+  for (const [lang, exts] of [
+    ['triton', ['.py']],
+    ['cuda', ['.cu']],
+    ['wgsl', ['.wgsl']],
+  ] as const) {
+    it(`${lang}: each number of each fixture changed in turn`, () => {
+      const files = [...fixtures(lang, [...exts]), ...fs.readdirSync(path.join(__dirname, 'fixtures', 'rules')).flatMap((d) => fixtures(`rules/${d}`, [...exts]))];
+      let compared = 0;
+      for (const f of files) {
+        const src = fs.readFileSync(f, 'utf8');
+        const numbers = [...src.matchAll(/(?<![\w.])\d+(?![\w.])/g)].slice(0, 40);
+        const texts = numbers.map((m) => src.slice(0, m.index) + String(Number(m[0]) + 1) + src.slice(m.index! + m[0].length));
+        const file = `numbers-${path.basename(f)}`;
+        const cold = texts.map((t) => {
+          clearCaches();
+          return content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+        });
+        clearCaches();
+        analyzeSource(src, parsers, { gpu: H100, path: file });
+        texts.forEach((t, i) => {
+          const warm = content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+          if (warm !== cold[i]) assert.deepEqual(JSON.parse(warm), JSON.parse(cold[i]), `${f}: number ${numbers[i][0]} at offset ${numbers[i].index}`);
+          assert.equal(warm, cold[i], `${f}: number at offset ${numbers[i].index}: byte for byte`);
+          compared++;
+        });
+      }
+      assert.ok(compared > 100, `${compared} versions compared`);
+    });
+  }
 });

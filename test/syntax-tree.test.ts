@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { Node as TsNode, Parser } from 'web-tree-sitter';
-import { syntaxRoot, type SyntaxNode } from '../src/core/syntax-tree';
+import { descendantsByStatement, syntaxRoot, type SyntaxNode } from '../src/core/syntax-tree';
 import { fixtures, loadParsers } from './check';
 
 const FIELDS: Record<string, string[]> = {
@@ -58,6 +58,12 @@ function both(parser: Parser, text: string, grammar: string): number {
     const root = syntaxRoot(tree, text);
     assert.equal(syntaxRoot(tree, text), root, 'one root object per tree');
     const n = compare(tree.rootNode, root, grammar, null);
+    for (const t of ['identifier', 'call', 'call_expression', 'kernel_call_syntax', 'ERROR', 'module', 'translation_unit', ['integer', 'number_literal']])
+      assert.deepEqual(
+        descendantsByStatement(root, t).map((d) => d.id),
+        tree.rootNode.descendantsOfType(t).map((d) => d?.id),
+        `descendants of type ${t}, gathered per statement`,
+      );
     // Nodes reached another way (a descendant search, a parent) are the same objects.
     for (const d of root.descendantsOfType('identifier')) {
       assert.equal(d.parent?.children.includes(d), true, `${d.text}: found among its parent's children`);

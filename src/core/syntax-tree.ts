@@ -17,6 +17,7 @@
  * their positions) gets a new view.
  */
 import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
+import { recording } from './deps';
 
 export type Point = { row: number; column: number };
 
@@ -84,6 +85,18 @@ class TreeView {
 
 const NO_PARENT = null;
 
+/** A read of `n` while a kernel's reads are recorded (deps.ts): its top-level statement, or the whole module for the root's contents. */
+function touched(n: SyntaxNode, content: boolean): void {
+  const d = recording();
+  if (!d) return;
+  const top = n.topNode();
+  if (top === null) {
+    if (content && n === d.root) d.whole = true;
+    return;
+  }
+  if (top.parentNode() === d.root) d.rows.add(top.startPosition.row);
+}
+
 export class SyntaxNode {
   readonly id: number;
   readonly startIndex: number;
@@ -102,6 +115,7 @@ export class SyntaxNode {
   private _fieldLists: Map<string, SyntaxNode[]> | undefined;
   private _descendants: Map<string, SyntaxNode[]> | undefined;
   private _flags = -1;
+  private _top: SyntaxNode | null | undefined;
 
   constructor(
     /** @internal Re-pointed when the node is carried into the view of a re-parsed tree. */
@@ -119,10 +133,12 @@ export class SyntaxNode {
   }
 
   get type(): string {
+    touched(this, false);
     return (this._type ??= this.ts.type);
   }
 
   get endIndex(): number {
+    touched(this, false);
     if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
     return this._endIndex;
   }
@@ -132,6 +148,7 @@ export class SyntaxNode {
   }
 
   get text(): string {
+    touched(this, true);
     if (this._text === undefined) {
       const src = this.view.source;
       this._text = src !== undefined ? src.slice(this.startIndex, this.endIndex) : this.ts.text;
@@ -140,11 +157,27 @@ export class SyntaxNode {
   }
 
   get parent(): SyntaxNode | null {
+    touched(this, false);
+    return this.parentNode();
+  }
+
+  /** @internal The parent, read without recording. */
+  parentNode(): SyntaxNode | null {
     if (this._parent === undefined) this._parent = this.view.maybe(this.ts.parent);
     return this._parent;
   }
 
+  /** @internal The top-level statement this node is in (itself for one); null for the root. */
+  topNode(): SyntaxNode | null {
+    if (this._top === undefined) {
+      const p = this.parentNode();
+      this._top = p === null ? null : p.parentNode() === null ? this : p.topNode();
+    }
+    return this._top;
+  }
+
   get children(): SyntaxNode[] {
+    touched(this, true);
     if (!this._children) {
       this._children = [];
       for (const c of this.ts.children) if (c) this._children.push(this.child_(c));
@@ -153,6 +186,7 @@ export class SyntaxNode {
   }
 
   get namedChildren(): SyntaxNode[] {
+    touched(this, true);
     if (!this._named) {
       this._named = [];
       for (const c of this.ts.namedChildren) if (c) this._named.push(this.child_(c));
@@ -177,6 +211,7 @@ export class SyntaxNode {
   }
 
   childForFieldName(name: string): SyntaxNode | null {
+    touched(this, true);
     const fields = (this._fields ??= new Map());
     let c = fields.get(name);
     if (c === undefined) {
@@ -188,6 +223,7 @@ export class SyntaxNode {
   }
 
   childrenForFieldName(name: string): SyntaxNode[] {
+    touched(this, true);
     const lists = (this._fieldLists ??= new Map());
     let cs = lists.get(name);
     if (!cs) {
@@ -200,6 +236,7 @@ export class SyntaxNode {
 
   /** Descendants of the given types in document order (the node itself included, as tree-sitter does). */
   descendantsOfType(types: string | readonly string[]): SyntaxNode[] {
+    touched(this, true);
     const key = typeof types === 'string' ? types : types.join('\0');
     const memo = (this._descendants ??= new Map());
     let out = memo.get(key);
@@ -212,6 +249,7 @@ export class SyntaxNode {
   }
 
   private flags(): number {
+    touched(this, false);
     if (this._flags < 0) this._flags = (this.ts.hasError ? 1 : 0) | (this.ts.isNamed ? 2 : 0) | (this.ts.isMissing ? 4 : 0) | (this.ts.isError ? 8 : 0);
     return this._flags;
   }

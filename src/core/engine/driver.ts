@@ -17,10 +17,20 @@ import type { FrontendContext } from '../frontend';
 import type { Diagnostic, KernelIR, Language, UnitKind } from '../ir';
 import { say } from '../messages';
 import { ONE } from '../sym/expr';
+import { Deps, recordInto } from '../deps';
 
 export interface KernelJob {
-  /** Everything the kernel's analysis reads, as text (the driver adds the user's inputs). */
+  /**
+   * Everything the kernel's analysis reads, as text (the driver adds the
+   * user's inputs); with `deps`, what it reads besides the reads recorded.
+   */
   key: string;
+  /**
+   * The kernel's reads of the rest of its file are recorded while it runs
+   * (src/core/deps.ts) and answered again at the next analysis: the cached
+   * kernel is taken only when every answer is the same.
+   */
+  deps?: { root: object; fingerprint(d: Deps): string };
   name: string;
   /** 1-based line of the definition. */
   line: number;
@@ -28,22 +38,31 @@ export interface KernelJob {
   run: () => KernelIR;
 }
 
+interface Cached {
+  ir: KernelIR;
+  /** The recorded reads and their answers when it ran (jobs with `deps`). */
+  deps?: Deps;
+  answers?: string;
+}
+
 /** A least-recently-used cache of analysed kernels. */
 export class KernelCache {
-  private readonly map = new Map<string, KernelIR>();
+  private readonly map = new Map<string, Cached>();
   constructor(private readonly max = 4096) {}
 
-  get(key: string): KernelIR | undefined {
+  /** The kernel cached under `key`; with `answer`, only when its recorded reads answer as they did. */
+  get(key: string, answer?: (d: Deps) => string): KernelIR | undefined {
     const hit = this.map.get(key);
-    if (hit) {
-      this.map.delete(key);
-      this.map.set(key, hit);
-    }
-    return hit;
+    if (!hit) return undefined;
+    if (hit.deps && (!answer || answer(hit.deps) !== hit.answers)) return undefined;
+    this.map.delete(key);
+    this.map.set(key, hit);
+    return hit.ir;
   }
 
-  set(key: string, k: KernelIR): void {
-    this.map.set(key, k);
+  set(key: string, k: KernelIR, deps?: Deps, answers?: string): void {
+    this.map.delete(key);
+    this.map.set(key, deps ? { ir: k, deps, answers } : { ir: k });
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }
 
@@ -90,7 +109,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
   for (const index of runOrder(run, ctx.budget.focus)) {
     const job = run[index];
     const key = `${job.key}\u0000${inputs}`;
-    const hit = cache.get(key);
+    const hit = cache.get(key, job.deps ? (d) => job.deps!.fingerprint(d) : undefined);
     if (hit) {
       done[index] = hit;
       continue;
@@ -100,8 +119,9 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     fresh++;
     let ir: KernelIR;
     let truncated = false;
+    const reads = job.deps ? new Deps(job.deps.root) : undefined;
     try {
-      const r = ctx.budget.kernel(job.run);
+      const r = recordInto(reads, () => ctx.budget.kernel(job.run));
       ir = r.value;
       truncated = r.truncated;
     } catch (e) {
@@ -110,7 +130,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     if (truncated && !ir.truncated) ir = { ...ir, truncated: true, diagnostics: [...ir.diagnostics, say('kernelTruncated', job.line, job.name)] };
     done[index] = ir;
     // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
-    if (!(truncated && ctx.budget.expired)) cache.set(key, ir);
+    if (!(truncated && ctx.budget.expired)) cache.set(key, ir, reads, reads ? job.deps!.fingerprint(reads) : undefined);
   }
   for (const k of done) if (k) out.kernels.push(k);
   if (out.kernels.length < jobs.length) out.incomplete = { analysed: out.kernels.length, total: jobs.length };

@@ -7,6 +7,7 @@
  * evaluated on what is bound.
  */
 import type { SyntaxNode as Node } from '../../syntax-tree';
+import { noteQuery, recordInto } from '../../deps';
 import type { BindingSet, Suggestions } from '../../bindings';
 import type { Notes } from '../../engine/recorder';
 import { evaluate, num, type Env } from '../../sym/expr';
@@ -34,16 +35,38 @@ function boundNames(b: BindingSet): (x: string) => HostValue | undefined {
   };
 }
 
+/** Module-level constants (`BLOCK = 128`, `N = tl.constexpr(2 * M)`) with the expression of each, kept per scan. */
+const constants = new WeakMap<ModuleInfo, (readonly [string, Node, Node])[]>();
+
+export function constGlobals(m: ModuleInfo): (readonly [string, Node, Node])[] {
+  let out = constants.get(m);
+  if (out) return out;
+  out = recordInto(undefined, () => {
+    const list: (readonly [string, Node, Node])[] = [];
+    for (const [name, node] of m.globals) {
+      let n: Node | null = node;
+      // `BLOCK = tl.constexpr(128)`
+      if (n.type === 'call' && /constexpr$/.test(dotted(field(n, 'function')) ?? '')) n = callArgs(n).pos[0] ?? null;
+      if (!n || !['integer', 'float', 'true', 'false', 'binary_operator', 'unary_operator', 'parenthesized_expression'].includes(n.type)) continue;
+      list.push([name, node, n]);
+    }
+    return list;
+  });
+  constants.set(m, out);
+  return out;
+}
+
 export function bindGlobals(m: ModuleInfo, b: BindingSet): void {
   const env = b.env();
-  for (const [name, node] of m.globals) {
-    let n: Node | null = node;
-    // `BLOCK = tl.constexpr(128)`
-    if (n.type === 'call' && /constexpr$/.test(dotted(field(n, 'function')) ?? '')) n = callArgs(n).pos[0] ?? null;
-    if (!n || !['integer', 'float', 'true', 'false', 'binary_operator', 'unary_operator', 'parenthesized_expression'].includes(n.type)) continue;
-    const v = valueOf(hostEval(n, { name: boundNames(b), imports: m.imports, env }), env);
-    if (v !== undefined && typeof v !== 'string') b.bind(name, v, 'global', `module constant (line ${line(node)})`);
-  }
+  // A kernel reads the constants as a list (recorded as one read, answered by their names, lines and text: triton/deps.ts),
+  // not the statements around them (a `__main__` block's constants would make it depend on every line of that block).
+  noteQuery('constGlobals:*');
+  recordInto(undefined, () => {
+    for (const [name, node, n] of constGlobals(m)) {
+      const v = valueOf(hostEval(n, { name: boundNames(b), imports: m.imports, env }), env);
+      if (v !== undefined && typeof v !== 'string') b.bind(name, v, 'global', `module constant (line ${line(node)})`);
+    }
+  });
 }
 
 export function bindDefaults(k: FnInfo, m: ModuleInfo, b: BindingSet): void {

@@ -20,7 +20,9 @@ import { parseCached } from '../../parsers';
 import { evaluate, mul, num, sym, type Expr } from '../../sym/expr';
 import { BindingSet, Suggestions } from '../../bindings';
 import { seedBindings } from '../common';
-import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics } from './bindings';
+import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics, constGlobals } from './bindings';
+import { constGlobalsAnswer, fingerprint } from './deps';
+import { recordInto, type Deps } from '../../deps';
 import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import { fromLite, HostEnv } from './host';
@@ -306,11 +308,16 @@ export const tritonFrontend: Frontend = (ctx) => {
   for (const s of found.skipped) file.diagnostics.push(say('skippedElementwise', s.fn.line, s.fn.name, s.decorator));
   if (found.kernels.length === 0 && found.skipped.length === 0 && jitDecorators(ctx.source) > 0 && errors.length > 0)
     file.diagnostics.push(say('kernelsNotFound', 1, 'Triton', `${jitDecorators(ctx.source)} \`@triton.jit\` function(s)`));
+  // What a kernel reads of the rest of the file is recorded while it runs and answered again at the next
+  // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
+  const reads = { root: m.root, fingerprint: (d: Deps) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m))) };
+  const imports = JSON.stringify([...recordInto(undefined, () => [...m.imports])]);
   const jobs: KernelJob[] = found.kernels.map((k) => {
-    const launches = m.launches.filter((l) => l.kernel === k.name).map((l) => `${l.line}:${l.scope.text}`);
+    const launches = m.launches.filter((l) => l.kernel === k.name).map((l) => `${l.line}:${l.node.text}`);
     const own = k.node.parent?.type === 'decorated_definition' ? k.node.parent.text : k.node.text;
     return {
-      key: [own, k.line, launches.join('\n'), context].join('\u0000'),
+      key: [own, k.line, launches.join('\n'), imports, foreign.key].join('\u0000'),
+      deps: reads,
       name: k.name,
       line: k.line,
       range: { startLine: k.node.startPosition.row, endLine: k.node.endPosition.row },

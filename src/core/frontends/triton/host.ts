@@ -25,6 +25,7 @@ import { parseDtype } from '../common';
 import { evaluate, num, type Expr } from '../../sym/expr';
 import { canonical, hostEval, hostTruth, type FnInfo, type HostScope, type HostValue, type ModuleInfo } from './module';
 import { callArgs, dotted, field, line, named, shorten, stringValue } from './syntax';
+import { captured, noteQuery, recordInto, recording, replay, type Deps } from '../../deps';
 
 export interface Frame {
   /** The host function, or undefined for module-level code. */
@@ -74,8 +75,17 @@ export class HostEnv {
   trail: string[] = [];
   /** Call sites that disagree with the one taken, per function. */
   readonly conflicts = new Map<string, string>();
+  /** The reads each conflict came from (a kernel that shows the note records them: deps.ts). */
+  private readonly conflictReads = new Map<string, Deps | undefined>();
+
+  /** The note on a launcher's call sites that disagree, if any (its reads recorded for the kernel that shows it). */
+  conflictFor(fn: string): string | undefined {
+    const c = this.conflicts.get(fn);
+    if (c) replay(this.conflictReads.get(fn));
+    return c;
+  }
   private readonly assigns = new Map<number, Map<string, Assign[]>>();
-  private readonly memo = new Map<string, { v: HostValue | undefined; trail: string[]; points: Points }>();
+  private readonly memo = new Map<string, { v: HostValue | undefined; trail: string[]; points: Points; deps?: Deps }>();
   /** Collects the choice points the current evaluation depends on. */
   private collect: Points | undefined;
   /** While `alternatives` runs: the alternative to take per choice point. */
@@ -142,7 +152,7 @@ export class HostEnv {
 
   /** The right-hand side of the last plain assignment to `x` before a line (a grid lambda's name). */
   assignedNode(frame: Frame, x: string, at: number): Node | undefined {
-    const before = (this.assignsOf(frame.scope).get(x) ?? []).filter((a) => a.line < at);
+    const before = (this.assignsFor(frame.scope, x) ?? []).filter((a) => a.line < at);
     const last = before[before.length - 1];
     return last && last.index === undefined && last.rhs.type !== 'for_statement' && last.rhs.type !== 'augmented_assignment' ? last.rhs : undefined;
   }
@@ -179,38 +189,25 @@ export class HostEnv {
     return undefined;
   }
 
+  /**
+   * The assignments to `x` in a frame. A kernel's recorded reads (deps.ts):
+   * the module's assignments to that name (`bind:x`: any statement that
+   * assigns it, wherever it is, changes the answer), or the whole function.
+   */
+  private assignsFor(scope: Node, x: string): Assign[] | undefined {
+    if (scope === this.root) {
+      noteQuery(`bind:${x}`);
+      return moduleAssigns(this.root).get(x);
+    }
+    void scope.type; // the function is read (recorded even when its index is cached)
+    return this.assignsOf(scope).get(x);
+  }
+
   /** Assignments `name = …` (and tuple unpacking) in a frame's own code, by name, in line order. */
   private assignsOf(scope: Node): Map<string, Assign[]> {
     let out = this.assigns.get(scope.id);
     if (out) return out;
-    out = new Map();
-    const put = (name: string, a: Assign) => {
-      const list = out!.get(name) ?? [];
-      list.push(a);
-      out!.set(name, list);
-    };
-    const visit = (n: Node, depth: number): void => {
-      if (depth > 60) return;
-      if (n.type === 'assignment' || n.type === 'augmented_assignment') {
-        const l = field(n, 'left');
-        const r = field(n, 'right');
-        if (l && r && n.type === 'assignment') {
-          if (l.type === 'identifier') put(l.text, { rhs: r, line: line(n), node: n });
-          else if (l.type === 'pattern_list' || l.type === 'tuple_pattern')
-            named(l).forEach((c, i) => {
-              if (c.type === 'identifier') put(c.text, { rhs: r, index: i, line: line(n), node: n });
-            });
-        } else if (l?.type === 'identifier') put(l.text, { rhs: n, line: line(n), node: n }); // x += …: unknown value
-      }
-      if (n.type === 'for_statement') {
-        const l = field(n, 'left');
-        // A loop variable has many values: unknown.
-        for (const id of l ? (l.type === 'identifier' ? [l] : l.descendantsOfType('identifier')) : []) if (id) put(id.text, { rhs: n, line: line(n), node: n });
-      }
-      if ((n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') && n.id !== scope.id) return;
-      for (const c of n.namedChildren) if (c) visit(c, depth + 1);
-    };
-    visit(scope, 0);
+    out = assignIndex(scope);
     this.assigns.set(scope.id, out);
     return out;
   }
@@ -221,7 +218,7 @@ export class HostEnv {
    * every arm's (and the fall-through's) value, taken only when they agree.
    */
   private assignment(frame: Frame, x: string, at: number, depth: number): { found: boolean; v?: HostValue } {
-    const list = this.assignsOf(frame.scope).get(x);
+    const list = this.assignsFor(frame.scope, x);
     if (!list) return { found: false };
     const before = list.filter((a) => a.line < at);
     if (!before.length) return { found: false };
@@ -274,6 +271,7 @@ export class HostEnv {
     const key = `${fn.name}.${p}`;
     const hit = this.memo.get(key);
     if (hit) {
+      replay(hit.deps);
       this.trail.push(...hit.trail);
       mergePoints(this.collect, hit.points);
       return hit.v;
@@ -285,6 +283,8 @@ export class HostEnv {
     const savedCollect = this.collect;
     const points: Points = new Map();
     this.collect = points;
+    // The reads that resolve it are kept with it: a kernel that reuses the value records them too (deps.ts).
+    const cap = captured(() => {
     let result: { v: HostValue | undefined; trail: string[] } = { v: undefined, trail: [] };
     try {
       const bench = this.benchmarkValue(fn, p);
@@ -318,6 +318,7 @@ export class HostEnv {
           mergePoints(points, found[0].points);
           if (sites.length > 1 && !points.has(siteKey)) points.set(siteKey, { labels: sites.map((c) => `${shorten(c.text, 40)} at line ${line(c)}`), chosen: found[0].index });
           const differ = found.slice(1).filter((f) => !sameValue(f.v, found[0].v));
+          if (differ.length && pick === undefined) this.conflictReads.set(fn.name, recording());
           if (differ.length && pick === undefined)
             this.conflicts.set(
               fn.name,
@@ -331,7 +332,10 @@ export class HostEnv {
       this.active.delete(key);
       this.callerDepth--;
     }
-    this.memo.set(key, { ...result, points });
+    return result;
+    });
+    const result = cap.value;
+    this.memo.set(key, { ...result, points, deps: cap.deps });
     this.trail.push(...result.trail);
     mergePoints(this.collect, points);
     return result.v;
@@ -468,6 +472,53 @@ export class HostEnv {
       const scope: HostScope = { ...s, name: (x, d) => (x === v.text ? { expr: num(i) } : s.name(x, d)) };
       out.push(hostEval(body, scope) ?? {});
     }
+    return out;
+  }
+}
+
+/** The module-level assignments by name, kept per module root; built without recording (each look-up records its name). */
+const moduleIndex = new WeakMap<Node, Map<string, Assign[]>>();
+
+export function moduleAssigns(root: Node): Map<string, Assign[]> {
+  let out = moduleIndex.get(root);
+  if (!out) {
+    out = recordInto(undefined, () => assignIndex(root));
+    moduleIndex.set(root, out);
+  }
+  return out;
+}
+
+/** Assignments `name = …` (and tuple unpacking) in a frame's own code, by name, in line order. */
+function assignIndex(scope: Node): Map<string, Assign[]> {
+  {
+    const out = new Map<string, Assign[]>();
+    const put = (name: string, a: Assign) => {
+      const list = out!.get(name) ?? [];
+      list.push(a);
+      out!.set(name, list);
+    };
+    const visit = (n: Node, depth: number): void => {
+      if (depth > 60) return;
+      if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+        const l = field(n, 'left');
+        const r = field(n, 'right');
+        if (l && r && n.type === 'assignment') {
+          if (l.type === 'identifier') put(l.text, { rhs: r, line: line(n), node: n });
+          else if (l.type === 'pattern_list' || l.type === 'tuple_pattern')
+            named(l).forEach((c, i) => {
+              if (c.type === 'identifier') put(c.text, { rhs: r, index: i, line: line(n), node: n });
+            });
+        } else if (l?.type === 'identifier') put(l.text, { rhs: n, line: line(n), node: n }); // x += …: unknown value
+      }
+      if (n.type === 'for_statement') {
+        const l = field(n, 'left');
+        // A loop variable has many values: unknown.
+        for (const id of l ? (l.type === 'identifier' ? [l] : l.descendantsOfType('identifier')) : []) if (id) put(id.text, { rhs: n, line: line(n), node: n });
+      }
+      if ((n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') && n.id !== scope.id) return;
+      for (const c of n.namedChildren) if (c) visit(c, depth + 1);
+    };
+    visit(scope, 0);
     return out;
   }
 }

@@ -113,7 +113,7 @@ export function bindLaunch(k: FnInfo, l: Launch, m: ModuleInfo, b: BindingSet, b
     else if (hv.str !== undefined) b.bind(pname, hv.str, source, d);
     else if (hv.dtype) b.bind(pname, hv.dtype, source, d);
   }
-  const conflict = frame.fn ? host.conflicts.get(frame.fn.name) : undefined;
+  const conflict = frame.fn ? host.conflictFor(frame.fn.name) : undefined;
   if (conflict) facts.hostNotes.push(conflict);
   // Keywords that are not parameters are launch options (num_warps, num_stages, …): no bindings.
   // The grid: a tuple, a lambda over meta, or a name bound to either.

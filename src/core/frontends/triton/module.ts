@@ -6,6 +6,7 @@
  */
 import { Query, type Language } from 'web-tree-sitter';
 import type { SyntaxNode as Node } from '../../syntax-tree';
+import { RecordedMap, RecordedSet } from './recorded';
 import type { Dtype } from '../../gpus/types';
 import {
   add,
@@ -114,7 +115,22 @@ export function withForeign(m: ModuleInfo, foreign: ModuleInfo[]): ModuleInfo {
     const last = path.split('.').pop()!;
     if (local !== last && !m.functions.has(local) && functions.get(last)?.isJit) out.fnAliases.set(local, last);
   }
-  return out;
+  return recordedModule(out);
+}
+
+/** The scan with every map and set recording its look-ups (made once the scan is complete). */
+export function recordedModule(m: ModuleInfo): ModuleInfo {
+  return {
+    ...m,
+    imports: new RecordedMap('imports', m.imports),
+    globals: new RecordedMap('globals', m.globals),
+    functions: new RecordedMap('functions', m.functions),
+    fnAliases: new RecordedMap('fnAliases', m.fnAliases),
+    calledNames: new RecordedSet('calledNames', m.calledNames),
+    combineFns: new RecordedSet('combineFns', m.combineFns),
+    hostCalls: new RecordedMap('hostCalls', m.hostCalls),
+    ...(m.foreignGlobals ? { foreignGlobals: new RecordedMap('foreignGlobals', m.foreignGlobals) } : {}),
+  };
 }
 
 /** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
@@ -264,7 +280,8 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
     if (local !== last && m.functions.get(last)?.isJit) m.fnAliases.set(local, last);
   }
   findLaunches(root, m, budget);
-  return m;
+  // Look-ups in the finished scan are recorded while a kernel is analysed (deps.ts).
+  return recordedModule(m);
 }
 
 /**

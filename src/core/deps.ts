@@ -1,0 +1,77 @@
+/**
+ * What one kernel's analysis read of its file, recorded while it runs, so
+ * that after an edit the kernel is analysed again only when something it
+ * read changed (issue 17: work proportional to the edit).
+ *
+ *   driver: run the kernel with a `Deps` recorder current
+ *     ├─ syntax-tree.ts: every node read records its top-level statement
+ *     │  (reading the module root's contents records "everything")
+ *     └─ frontend: every look-up in the file's scan records a query
+ *        (`globals:BLOCK`, `functions:helper`, `bind:x`, …) — also a look-up
+ *        that found nothing, so a name defined later is noticed
+ *   after the run: the frontend's `fingerprint` answers every recorded
+ *   statement and query on the file as it is, and the driver keeps the
+ *   answers with the kernel; at the next analysis it answers them again on
+ *   the new file: the same answers, the same analysis (it is deterministic).
+ *
+ * A cached value shared between kernels (a host value resolved for one and
+ * reused by the next) keeps the reads that made it and adds them to each
+ * reader's recorder (`replay`). Not current (no recorder), nothing records.
+ */
+export class Deps {
+  /** Start rows of the own file's top-level statements read. */
+  readonly rows = new Set<number>();
+  readonly queries = new Set<string>();
+  /** Something read the module as a whole: any edit invalidates. */
+  whole = false;
+
+  constructor(
+    /** The own file's module root (nodes of other trees: other modules, covered by the job's key). */
+    readonly root: object,
+  ) {}
+}
+
+let current: Deps | undefined;
+
+/** The recorder of the analysis running, if any. */
+export function recording(): Deps | undefined {
+  return current;
+}
+
+/** Runs `fn` with `d` as the current recorder (undefined: nothing records). */
+export function recordInto<T>(d: Deps | undefined, fn: () => T): T {
+  const saved = current;
+  current = d;
+  try {
+    return fn();
+  } finally {
+    current = saved;
+  }
+}
+
+/** Notes a query on the file's scan (`map:key`). */
+export function noteQuery(key: string): void {
+  current?.queries.add(key);
+}
+
+/** Adds reads recorded earlier (by a shared cache's computation) to the current recorder. */
+export function replay(from: Deps | undefined): void {
+  const to = current;
+  if (!to || !from || to === from) return;
+  if (from.whole) to.whole = true;
+  for (const r of from.rows) to.rows.add(r);
+  for (const q of from.queries) to.queries.add(q);
+}
+
+/**
+ * Runs `fn` recording into a fresh recorder as well as the current one; the
+ * fresh one is returned with the value (for a cache shared between kernels).
+ */
+export function captured<T>(fn: () => T): { value: T; deps: Deps | undefined } {
+  const outer = current;
+  if (!outer) return { value: fn(), deps: undefined };
+  const inner = new Deps(outer.root);
+  const value = recordInto(inner, fn);
+  replay(inner);
+  return { value, deps: inner };
+}

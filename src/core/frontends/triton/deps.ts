@@ -1,0 +1,106 @@
+/**
+ * Triton's side of a kernel's recorded reads (src/core/deps.ts): the module
+ * scan's maps record each look-up, and `fingerprint` answers every recorded
+ * read on the module as it is now. Two analyses of a kernel that read the
+ * same answers give the same report; the driver compares the answers and
+ * reuses the kernel when they match.
+ */
+import { hash53 } from '../../hash';
+import { recordInto, type Deps } from '../../deps';
+import type { SyntaxNode as Node } from '../../syntax-tree';
+import { moduleAssigns } from './host';
+import type { FnInfo, ModuleInfo } from './module';
+import { line } from './syntax';
+
+/** The map underneath a recorded one, read without recording (Map's own methods). */
+const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.call(m, k) as V | undefined;
+const mapEntries = <K, V>(m: Map<K, V>): [K, V][] => [...(Map.prototype.entries.call(m) as Iterable<[K, V]>)];
+
+/** A read `answer` cannot answer gets a fresh answer each time: the kernel is analysed again. */
+let unanswerable = 0;
+
+const NONE = '\u2205';
+
+function nodeAnswer(n: Node | null | undefined): string {
+  return n ? `${line(n)}:${n.text}` : NONE;
+}
+
+function fnAnswer(f: FnInfo | undefined): string {
+  if (!f) return NONE;
+  const stmt = f.node.parent?.type === 'decorated_definition' ? f.node.parent : f.node;
+  return [f.line, f.isJit, f.decorators.join(','), f.returnsValue, f.autotune?.text ?? '', f.heuristics?.text ?? '', stmt.text].join('\u0001');
+}
+
+/** The top-level statements of a module by start row (kept per root). */
+const byRow = new WeakMap<Node, Map<number, Node>>();
+
+function statementAt(root: Node, row: number): Node | undefined {
+  let rows = byRow.get(root);
+  if (!rows) {
+    rows = new Map();
+    for (const st of root.children) rows.set(st.startPosition.row, st);
+    byRow.set(root, rows);
+  }
+  return rows.get(row);
+}
+
+/** The module-level constants a kernel's bindings take (bindings.ts `bindGlobals`), as an answer. */
+export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node])[]): string {
+  return list.map(([k, n]) => `${k}=${nodeAnswer(n)}`).join('\n');
+}
+
+/**
+ * Every recorded read answered on `m` (the module as it is), hashed: equal
+ * for two versions of a file when the kernel would read the same there.
+ */
+export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string): string {
+  return recordInto(undefined, () => {
+    if (d.whole) return `whole:${hash53(source)}`;
+    const parts: string[] = [];
+    for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statementAt(m.root, row)?.text ?? NONE}`);
+    for (const q of [...d.queries].sort()) {
+      const colon = q.indexOf(':');
+      const map = q.slice(0, colon);
+      const key = q.slice(colon + 1);
+      parts.push(`${q}=${answer(m, map, key, constGlobals)}`);
+    }
+    return String(hash53(parts.join('\n')));
+  });
+}
+
+function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => string): string {
+  const all = key === '*';
+  switch (map) {
+    case 'bind': {
+      const list = moduleAssigns(m.root).get(key) ?? [];
+      return list.map((a) => `${a.line}:${a.index ?? ''}:${a.node.topNode()?.text ?? ''}`).join('\n') || NONE;
+    }
+    case 'constGlobals':
+      return constGlobals();
+    case 'imports':
+      return all ? JSON.stringify(mapEntries(m.imports)) : (mapGet(m.imports, key) ?? NONE);
+    case 'fnAliases':
+      return all ? JSON.stringify(mapEntries(m.fnAliases)) : (mapGet(m.fnAliases, key) ?? NONE);
+    case 'globals':
+    case 'foreignGlobals': {
+      const g = map === 'globals' ? m.globals : m.foreignGlobals;
+      if (!g) return NONE;
+      return all ? mapEntries(g).map(([k, n]) => `${k}=${nodeAnswer(n)}`).join('\n') : nodeAnswer(mapGet(g, key));
+    }
+    case 'functions': {
+      return all ? mapEntries(m.functions).map(([k, f]) => `${k}=${fnAnswer(f)}`).join('\n') : fnAnswer(mapGet(m.functions, key));
+    }
+    case 'hostCalls': {
+      const calls = (list: Node[] | undefined) => (list ?? []).map((c) => nodeAnswer(c)).join(';');
+      return all ? mapEntries(m.hostCalls).map(([k, l]) => `${k}=${calls(l)}`).join('\n') : calls(mapGet(m.hostCalls, key));
+    }
+    case 'calledNames':
+    case 'combineFns': {
+      const s = map === 'calledNames' ? m.calledNames : m.combineFns;
+      return all ? [...(Set.prototype.values.call(s) as Iterable<string>)].sort().join(',') : Set.prototype.has.call(s, key) ? '1' : '0';
+    }
+    default:
+      // A read this function cannot answer: never the same (the kernel is analysed again).
+      return `?${++unanswerable}`;
+  }
+}
