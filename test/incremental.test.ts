@@ -12,7 +12,8 @@ import * as path from 'node:path';
 import { analyzeSource, clearCaches } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import type { Language } from '../src/core/ir';
-import { retiredTreeCount, type Parsers } from '../src/core/parsers';
+import { parseCached, retiredTreeCount, type Parsers } from '../src/core/parsers';
+import { syntaxRoot, type SyntaxNode } from '../src/core/syntax-tree';
 import type { FileReport } from '../src/core/report/types';
 import * as fs from 'node:fs';
 import { editInside, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
@@ -151,4 +152,41 @@ describe('incremental analysis equals a cold one after every edit', function () 
       assert.ok(compared > 100, `${compared} versions compared`);
     });
   }
+
+  /**
+   * After a long run of edits (each analysed, so each view read only what the
+   * analysis needed) the document's view reads node for node as a fresh parse
+   * of the same text: nodes carried over from earlier trees still answer right
+   * when first asked (tree-sitter invalidates a tree's nodes when that tree is
+   * edited: the parse cache edits a copy).
+   */
+  it('a view carried over many edits reads as a fresh parse', () => {
+    const dump = (n: SyntaxNode, out: string[], depth = 0): void => {
+      out.push(`${depth}:${n.type}@${n.startIndex}-${n.endIndex}:${n.startPosition.row}.${n.startPosition.column}:${n.childCount ? '' : n.text}`);
+      for (const c of n.children) dump(c, out, depth + 1);
+    };
+    for (const [lang, f] of [
+      ['cuda', path.join(__dirname, 'fixtures', 'cuda', 'gelu_tanh.cu')],
+      ['triton', path.join(__dirname, 'fixtures', 'triton', 'softmax.py')],
+    ] as const) {
+      const src = fs.readFileSync(f, 'utf8');
+      const numbers = [...src.matchAll(/(?<![\w.])\d+(?![\w.])/g)];
+      const file = `long-${path.basename(f)}`;
+      clearCaches();
+      let text = src;
+      for (const m of numbers) {
+        text = src.slice(0, m.index) + String(Number(m[0]) + 1) + src.slice(m.index! + m[0].length);
+        analyzeSource(text, parsers, { gpu: H100, path: file });
+      }
+      const parser = lang === 'cuda' ? parsers.cuda : parsers.python;
+      const viewed: string[] = [];
+      dump(syntaxRoot(parseCached(parser, file, text, undefined)!, text), viewed);
+      const fresh = parser.parse(text)!;
+      const expected: string[] = [];
+      dump(syntaxRoot(fresh, text), expected);
+      fresh.delete();
+      assert.deepEqual(viewed, expected, `${f} after ${numbers.length} edits`);
+    }
+    clearCaches();
+  });
 });

@@ -12,7 +12,7 @@
  */
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 import type { Language as SourceLanguage } from './ir';
-import { noteReparse, treesInUse } from './syntax-tree';
+import { noteReparse, reusable, treesInUse } from './syntax-tree';
 
 export type WasmName = 'web-tree-sitter.wasm' | 'tree-sitter-python.wasm' | 'tree-sitter-cuda.wasm';
 export type WasmLoader = (name: WasmName) => Promise<Uint8Array>;
@@ -179,8 +179,10 @@ interface HaltedParse {
   parser: Parser;
   cacheKey: string;
   source: string;
-  /** The document's previous tree, edited to this source (the halted parse reuses it). */
-  old: Tree | null;
+  /** The document's previous tree, as it was. */
+  prev: Tree | null;
+  /** A copy of it edited to this source (the halted parse reuses it). */
+  base: Tree | null;
 }
 
 let halted: HaltedParse | undefined;
@@ -189,9 +191,10 @@ let halted: HaltedParse | undefined;
 function abandonHalted(): void {
   if (!halted) return;
   halted.parser.reset();
-  const old = halted.old;
+  const { prev, base } = halted;
   halted = undefined;
-  if (old) retire(old);
+  base?.delete();
+  if (prev) retire(prev);
 }
 
 /**
@@ -210,7 +213,7 @@ function retire(tree: Tree): void {
   retired.add(tree);
   const live: Tree[] = [];
   for (const v of treeCache.values()) live.push(v.tree);
-  if (halted?.old) live.push(halted.old);
+  if (halted?.prev) live.push(halted.prev);
   const inUse = treesInUse(live);
   for (const t of retired) {
     if (inUse.has(t)) continue;
@@ -256,9 +259,14 @@ function remember(cacheKey: string, source: string, tree: Tree): void {
 export function parseCached(parser: Parser, key: string, source: string, budgetMs: number | undefined, resumable = false): Tree | null {
   const cacheKey = cacheKeyOf(parser, key);
   if (halted && (halted.parser !== parser || halted.cacheKey !== cacheKey || halted.source !== source)) abandonHalted();
-  let old: Tree | null;
+  // The document's previous tree stays as it was (the nodes its view made stay valid: tree-sitter
+  // invalidates the nodes of a tree it edits); a copy of it, edited to the new text, is where the
+  // parse starts, deleted once the parse is done.
+  let prevTree: Tree | null = null;
+  let base: Tree | null = null;
   if (halted) {
-    old = halted.old;
+    prevTree = halted.prev;
+    base = halted.base;
     halted = undefined;
   } else {
     const prev = treeCache.get(cacheKey);
@@ -267,50 +275,58 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
       treeCache.set(cacheKey, prev);
       return prev.tree;
     }
-    old = null;
     if (prev) {
-      // The previous tree leaves the cache: edited to the new text it is only the new parse's starting point.
       treeCache.delete(cacheKey);
-      const a = prev.source;
-      let start = 0;
-      const maxStart = Math.min(a.length, source.length);
-      while (start < maxStart && a.charCodeAt(start) === source.charCodeAt(start)) start++;
-      let endA = a.length;
-      let endB = source.length;
-      while (endA > start && endB > start && a.charCodeAt(endA - 1) === source.charCodeAt(endB - 1)) {
-        endA--;
-        endB--;
-      }
-      old = prev.tree;
-      old.edit({
-        startIndex: start,
-        oldEndIndex: endA,
-        newEndIndex: endB,
-        startPosition: pointAt(a, start),
-        oldEndPosition: pointAt(a, endA),
-        newEndPosition: pointAt(source, endB),
-      } as never);
+      prevTree = prev.tree;
+      // A tree whose view reads from too many earlier trees is not built on: parsed afresh, they can all be let go.
+      if (reusable(prev.tree)) base = editedCopy(prev.tree, prev.source, source);
     }
   }
-  let tree = parseWithBudget(parser, source, old, budgetMs);
-  if (tree && old && tree.rootNode.hasError) {
+  let tree = parseWithBudget(parser, source, base, budgetMs);
+  if (tree && base && tree.rootNode.hasError) {
     // Error recovery after an edit may not match a parse from scratch (tree-sitter does not promise
     // it): a file with syntax errors is parsed from scratch, so the analysis of a text never depends
     // on the edits that led to it.
     tree.delete();
-    retire(old);
-    old = null;
+    base.delete();
+    base = null;
     tree = parseWithBudget(parser, source, null, budgetMs);
   }
   if (!tree) {
-    halted = { parser, cacheKey, source, old };
+    halted = { parser, cacheKey, source, prev: prevTree, base };
     if (!resumable) abandonHalted();
     return null;
   }
-  if (old) noteReparse(tree, old);
+  const incremental = base !== null;
+  base?.delete();
+  // The new tree's view takes over the unchanged statements of the previous one (syntax-tree.ts).
+  if (prevTree && incremental && !tree.rootNode.hasError) noteReparse(tree, prevTree);
   remember(cacheKey, source, tree);
-  if (old) retire(old);
+  if (prevTree) retire(prevTree);
   return tree;
+}
+
+/** A copy of `tree` (parsed from `before`) edited to `after`: the changed span found by common prefix and suffix. */
+function editedCopy(tree: Tree, before: string, after: string): Tree {
+  let start = 0;
+  const maxStart = Math.min(before.length, after.length);
+  while (start < maxStart && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  let endA = before.length;
+  let endB = after.length;
+  while (endA > start && endB > start && before.charCodeAt(endA - 1) === after.charCodeAt(endB - 1)) {
+    endA--;
+    endB--;
+  }
+  const base = tree.copy();
+  base.edit({
+    startIndex: start,
+    oldEndIndex: endA,
+    newEndIndex: endB,
+    startPosition: pointAt(before, start),
+    oldEndPosition: pointAt(before, endA),
+    newEndPosition: pointAt(after, endB),
+  } as never);
+  return base;
 }
 
 /**

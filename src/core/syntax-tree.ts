@@ -350,8 +350,18 @@ export function syntaxRoot(tree: Tree, source?: string): SyntaxNode {
  * node object keep hitting. Their tree-sitter handles still point into the
  * earlier tree, which is kept alive while a view uses it (`treesInUse`).
  */
-/** At most this many trees stay alive for one document's view (its own and those its carried statements read from). */
+/**
+ * At most this many trees stay alive for one document's view (its own and
+ * those its carried statements read from): a tree whose view reads from as
+ * many is not re-parsed incrementally but from scratch (parsers.ts), and the
+ * earlier trees are let go.
+ */
 const MAX_DONORS = 12;
+
+/** Whether the parse cache may re-parse `tree` incrementally (its view reads from fewer than MAX_DONORS trees). */
+export function reusable(tree: Tree): boolean {
+  return (views.get(tree)?.donors.size ?? 0) < MAX_DONORS;
+}
 
 function carryOver(before: TreeView, view: TreeView): void {
   // The earlier tree was edited (its root may be a new copy): its root is the one its view made.
@@ -359,12 +369,12 @@ function carryOver(before: TreeView, view: TreeView): void {
   const oldTop = oldRoot?._children ?? oldRoot?._named;
   if (!oldRoot || !oldTop || oldRoot.hasError || before.source === undefined || view.source === undefined) return;
   const rawRoot = view.tree.rootNode;
-  const root = (view.root = view.of(rawRoot));
   const byStart = new Map<number, SyntaxNode>();
   for (const o of oldTop) byStart.set(o.startIndex, o);
-  const top: SyntaxNode[] = [];
-  const carried: SyntaxNode[] = [];
   const source = view.source;
+  // First which statements are the same; nothing of the view changes unless some are carried.
+  const pairs: [TsNode, SyntaxNode | undefined][] = [];
+  const donors = new Set<Tree>([view.tree]);
   for (const c of rawRoot.children) {
     if (!c) continue;
     const o = byStart.get(c.startIndex);
@@ -378,21 +388,20 @@ function carryOver(before: TreeView, view: TreeView): void {
       o.endIndex === c.endIndex &&
       o.type === c.type &&
       o.text === source.slice(c.startIndex, c.endIndex);
-    if (same) {
-      carried.push(o);
-      top.push(o);
+    pairs.push([c, same ? o : undefined]);
+    if (same) donors.add(o.handleTree);
+  }
+  const carried = pairs.filter(([, o]) => o !== undefined).map(([, o]) => o!);
+  if (carried.length === 0) return;
+  const root = (view.root = view.of(rawRoot));
+  const top: SyntaxNode[] = [];
+  for (const [c, o] of pairs) {
+    if (o) {
       view.nodes.set(c.id, o);
-      view.donors.add(o.handleTree);
+      top.push(o);
     } else top.push(view.of(c));
   }
-  if (carried.length === 0) return;
-  if (view.donors.size > MAX_DONORS) {
-    // Statements from too many earlier trees (edits spread over the file): start afresh, so those trees are let go.
-    view.donors = new Set([view.tree]);
-    view.nodes.clear();
-    view.root = view.of(rawRoot);
-    return;
-  }
+  view.donors = donors;
   for (const c of top) c._parent = root;
   root._children = top;
   view.carried = carried;

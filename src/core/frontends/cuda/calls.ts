@@ -650,7 +650,7 @@ function pipelineCopy(st: Interp, args: Node[], n: Node): Val {
 /** A call the analysis cannot see (engine/calls.ts): 0 FLOPs, said; its result keeps its arguments' type. */
 function unknownCall(st: Interp, name: string, args: Node[], n: Node, evaluated?: Val[]): Val {
   const vals = evaluated ?? args.map((a) => evalExpr(st, a));
-  const unseen = st.file.includes.filter((i) => !i.system).map((i) => '`#include "' + i.path + '"`');
+  const unseen = st.file.projectIncludes().map((i) => '`#include "' + i.path + '"`');
   const shown = unseen.length > 3 ? [...unseen.slice(0, 3), `${unseen.length - 3} other header(s)`] : unseen;
   const from = shown.length > 1 ? `${shown.slice(0, -1).join(', ')} or ${shown[shown.length - 1]}` : (shown[0] ?? '');
   if (!st.host && st.silent === 0)

@@ -12,6 +12,8 @@ import type { Diagnostic } from '../../ir';
 import { say } from '../../messages';
 import { foldNumbers } from '../../sym/fold';
 import { descendantsByStatement } from '../../syntax-tree';
+import { noteQuery } from '../../deps';
+import { RecordedMap } from '../../recorded';
 import { CUDA_ARCH, type TargetArch } from './arch';
 import { brief, hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
 
@@ -141,14 +143,14 @@ const MAX_PP_DEPTH = 400;
 export class FileInfo {
   readonly macros = new Map<string, MacroDef[]>();
   readonly includes: Include[] = [];
-  readonly functions = new Map<string, FnDef[]>();
+  readonly functions = new RecordedMap<string, FnDef[]>('functions');
   readonly kernels: FnDef[] = [];
-  readonly structs = new Map<string, StructDef>();
-  readonly typedefs = new Map<string, TypeAlias>();
+  readonly structs = new RecordedMap<string, StructDef>('structs');
+  readonly typedefs = new RecordedMap<string, TypeAlias>('typedefs');
   /** Structs by the position of their specifier (anonymous ones are found this way). */
-  readonly structsAt = new Map<number, StructDef>();
-  readonly textures = new Map<string, TextureRef>();
-  readonly globals = new Map<string, GlobalDef>();
+  readonly structsAt = new RecordedMap<number, StructDef>('structsAt');
+  readonly textures = new RecordedMap<string, TextureRef>('textures');
+  readonly globals = new RecordedMap<string, GlobalDef>('globals');
   readonly launches: LaunchSite[] = [];
   readonly instantiations: Instantiation[] = [];
   readonly diagnostics: Diagnostic[] = [];
@@ -188,6 +190,7 @@ export class FileInfo {
 
   /** The macro `name` as defined at position `pos`, or undefined. */
   macro(name: string, pos: number): MacroDef | undefined {
+    noteQuery(`macro:${name}`);
     const defs = this.macros.get(name);
     if (!defs) return undefined;
     let best: MacroDef | undefined;
@@ -197,8 +200,32 @@ export class FileInfo {
 
   /** The live children of a `#if`/`#ifdef` node (the chosen branch), as the kernel walk needs them. */
   liveChildren(n: Node): Node[] {
+    const top = n.topNode();
+    if (top) noteQuery(`live:${top.startPosition.row}`);
     const branch = this.chosen.get(n.startIndex);
     return branch ? liveOf(branch) : [];
+  }
+
+  /**
+   * The branch chosen at each `#if` within `st` (a top-level statement), as
+   * offsets from its start: the answer to a kernel's `live:` read (deps.ts).
+   */
+  decisionsIn(st: Node): string {
+    const out: string[] = [];
+    for (const [at, branch] of this.chosen) if (at >= st.startIndex && at < st.endIndex) out.push(`${at - st.startIndex}:${branch ? branch.startIndex - st.startIndex : '-'}`);
+    return out.sort().join(',');
+  }
+
+  /** Whether the text of a function that is not a kernel mentions `word` (a kernel's `helperMentions:` read). */
+  helperMentions(word: string): boolean {
+    noteQuery(`helperMentions:${word}`);
+    return this.helperText().includes(word);
+  }
+
+  /** The project headers the file includes (a kernel's `includes:*` read). */
+  projectIncludes(): Include[] {
+    noteQuery('includes:*');
+    return this.includes.filter((i) => !i.system);
   }
 
   isDead(n: Node): boolean {

@@ -8,7 +8,6 @@
  *
  * Never throws on user input: what cannot be read becomes a diagnostic.
  */
-import { hash53 } from '../../hash';
 import { KernelCache, runKernels } from '../../engine/driver';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
@@ -19,6 +18,8 @@ import { analyzeKernel } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
 import { syntaxRoot } from '../../syntax-tree';
+import type { Deps } from '../../deps';
+import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
 import { parseCached } from '../../parsers';
 import { relatedRequests } from '../../related';
@@ -92,13 +93,9 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
     const file = cached?.file ?? ownKernels(new FileInfo(closed ? syntaxRoot(closed) : root, snippets, values, arch), headers);
     diagnostics.push(...file.diagnostics, ...includeNotes(file, headers));
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
-    const archText = ctx.source.includes(CUDA_ARCH) ? String(file.archValue) : '';
-    let context = cached?.context;
-    if (context === undefined) {
-      context = hash53(outsideKernels(source, file) + '\u0002' + archText);
-      if (cached) cached.context = context;
-    }
-    const r = analyzeKernels(ctx, file, context);
+    // Besides the kernel's recorded reads: the architecture `__CUDA_ARCH__` takes.
+    const context = ctx.source.includes(CUDA_ARCH) ? `arch:${String(file.archValue)}` : '';
+    const r = analyzeKernels(ctx, file, context, source);
     diagnostics.push(...r.diagnostics);
     if (file.kernels.length === 0) {
       const defs = (ownSource.match(/__global__/g) ?? []).length;
@@ -118,7 +115,6 @@ interface FileScan {
   key: string;
   file: FileInfo;
   snippets: Snippets;
-  context?: string;
 }
 
 /** The last scan per path; a new tree or other values replace it (and free its snippets). */
@@ -174,32 +170,6 @@ export function clearCudaCache(): void {
 }
 
 /**
- * The file's text with every kernel's own text cut out, each remaining piece
- * tagged with its first line (bindings name the lines of the #defines and
- * launches they come from). A kernel that swallowed others (an unclosed
- * brace) is not cut: what it contains is context for them.
- */
-function outsideKernels(source: string, file: FileInfo): string {
-  const all = file.kernels.map((k) => [(k.template ?? k.node).startIndex, (k.template ?? k.node).endIndex] as const);
-  const spans = all.filter(([a, b]) => !all.some(([c]) => c > a && c < b)).sort((x, y) => x[0] - y[0]);
-  const parts: string[] = [];
-  let at = 0;
-  let line = 1;
-  const take = (to: number): void => {
-    const text = source.slice(at, Math.max(at, to));
-    parts.push(`${line}:${text}`);
-    for (let i = at; i < to; i++) if (source.charCodeAt(i) === 10) line++;
-  };
-  for (const [a, b] of spans) {
-    take(a);
-    for (let i = Math.max(at, a); i < b; i++) if (source.charCodeAt(i) === 10) line++;
-    at = Math.max(at, b);
-  }
-  take(source.length);
-  return parts.join('\u0001');
-}
-
-/**
  * Half-typed code often ends inside an unclosed function, which the parser
  * then cannot read as a function at all. The file is re-read with the missing
  * `}` appended (lines are unchanged), so the kernel being typed is analysed
@@ -213,7 +183,10 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
   return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string): ReturnType<typeof runKernels> {
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string): ReturnType<typeof runKernels> {
+  // What a kernel reads of the rest of the file is recorded while it runs and answered again at the next
+  // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
+  const reads = { root: file.root, fingerprint: (d: Deps) => fingerprint(file, d, source) };
   return runKernels(
     ctx,
     cache,
@@ -223,6 +196,7 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string): 
       const own = def.template ?? def.node;
       return {
         key: [own.text, lineOf(own), context].join('\0'),
+        deps: reads,
         name: def.name,
         line: lineOf(def.node),
         range: { startLine: fileRow(own.startPosition.row), endLine: fileRow(def.node.endPosition.row) },

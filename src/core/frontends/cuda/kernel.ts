@@ -8,6 +8,7 @@
  * Template arguments: `--set`/`--dtype`, the launch, an explicit
  * instantiation, the defaults.
  */
+import { noteQuery } from '../../deps';
 import type { FrontendContext } from '../../frontend';
 import type { KernelIR, Region } from '../../ir';
 import { Suggestions } from '../../bindings';
@@ -35,6 +36,7 @@ export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef):
   st.frame = { def, scope: new Scope(null, true), typeParams: new Map(), ret: null, returned: false };
   (ctx.user.grid ?? []).slice(0, 3).forEach((g, i) => st.bind(`gridDim.${AXES[i]}`, g, 'user', '--grid'));
 
+  noteQuery(`launches:${def.name}`);
   const sites = file.launches.filter((l) => l.name === def.name);
   const launch = launchFor(ctx, file, b, def.name);
   templateParams(st, def, launch);
@@ -219,13 +221,13 @@ function launchBounds(st: Interp, def: FnDef): void {
 
 /** A block with no `.y`/`.z` anywhere in the device code is one-dimensional. */
 function oneDimensional(st: Interp, file: FileInfo): void {
-  const device = `${st.kernelText}\n${file.helperText()}`;
+  const mentions = (word: string): boolean => st.kernelText.includes(word) || file.helperMentions(word);
   for (const axis of ['y', 'z']) {
     for (const kind of ['blockDim', 'gridDim']) {
       const name = `${kind}.${axis}`;
       if (st.b.has(name) || st.dimValues.has(name)) continue;
       const idx = kind === 'blockDim' ? `threadIdx.${axis}` : `blockIdx.${axis}`;
-      if (device.includes(name) || device.includes(idx)) continue;
+      if (mentions(name) || mentions(idx)) continue;
       if (kind === 'gridDim' && !st.b.has('gridDim.x') && !st.dimValues.has('gridDim.x')) continue;
       st.bind(name, 1, 'derived', `the kernel uses only the x dimension`);
     }

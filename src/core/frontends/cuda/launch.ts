@@ -16,6 +16,7 @@ import { Interp, Scope } from './state';
 import { execStmt } from './stmt';
 import { brief, lineOf, named, type Node } from './syntax';
 import { descendantsByStatement } from '../../syntax-tree';
+import { captured, noteQuery, recordInto, replay, type Deps } from '../../deps';
 import { descriptorType, baseType, unwrapDeclarator } from './typesyn';
 import { isIntTy, UNKNOWN, type Ty } from './types';
 import type { Val } from './values';
@@ -75,6 +76,7 @@ export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, 
  * kernel (its host function's parameters followed to their first call site).
  */
 export function launchFor(ctx: FrontendContext, file: FileInfo, b: BindingSet, name: string): LaunchInfo | undefined {
+  noteQuery(`launches:${name}`);
   const sites = file.launches.filter((l) => l.name === name);
   const want = ctx.user.launch;
   if (want && want.kernel === name) {
@@ -113,18 +115,28 @@ export function callsOf(file: FileInfo, name: string): Node[] {
   // One walk per file (many launches in a large file must not each rescan the tree).
   let byName = callIndex.get(file);
   if (!byName) {
-    byName = new Map();
-    for (const c of descendantsByStatement(file.root, 'call_expression')) {
-      if (!c || c.childForFieldName('arguments') === null) continue;
-      const f = c.childForFieldName('function');
-      if (f?.type !== 'identifier') continue;
-      const list = byName.get(f.text) ?? [];
-      if (list.length < 16) list.push(c);
-      byName.set(f.text, list);
-    }
+    // Built without recording: a kernel's read is the calls of one name (`calls:name`, deps.ts).
+    byName = recordInto(undefined, () => {
+      const index = new Map<string, Node[]>();
+      for (const c of descendantsByStatement(file.root, 'call_expression')) {
+        if (!c || c.childForFieldName('arguments') === null) continue;
+        const f = c.childForFieldName('function');
+        if (f?.type !== 'identifier') continue;
+        const list = index.get(f.text) ?? [];
+        if (list.length < 16) list.push(c);
+        index.set(f.text, list);
+      }
+      return index;
+    });
     callIndex.set(file, byName);
   }
+  noteQuery(`calls:${name}`);
   return (byName.get(name) ?? []).filter((c) => !named(c).some((k) => k.type === 'kernel_call_syntax'));
+}
+
+/** The calls a kernel's `calls:name` read saw: each call's line and text (deps.ts). */
+export function callsAnswer(file: FileInfo, name: string): string {
+  return recordInto(undefined, () => callsOf(file, name).map((c) => `${lineOf(c)}:${c.text}`).join(';'));
 }
 
 const callIndex = new WeakMap<FileInfo, Map<string, Node[]>>();
@@ -152,8 +164,18 @@ export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSe
   if (!memo) callerMemo.set(file, (memo = new Map()));
   const key = `${fn.startIndex}:${depth}:${max}`;
   const known = memo.get(key);
-  if (known) return known;
-  memo.set(key, []);
+  if (known) {
+    // The reads that found them are the reader's too (deps.ts).
+    replay(known.deps);
+    return known.value;
+  }
+  memo.set(key, { value: [] });
+  const { value, deps } = captured(() => callersParamsNow(ctx, file, b, call, max, depth, fn, name));
+  memo.set(key, { value, deps });
+  return value;
+}
+
+function callersParamsNow(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number, depth: number, fn: Node, name: string): { params: HostParams; detail: string }[] {
   const out: { params: HostParams; detail: string }[] = [];
   const names = paramNames(fn);
   for (const c of callsOf(file, name).slice(0, 8)) {
@@ -174,12 +196,11 @@ export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSe
       out.push({ params, detail: `host: ${brief(c, 40)} at line ${lineOf(c)}${caller ? ` in ${functionName(caller) ?? '?'}()` : ''}${up ? ` ← ${up.detail.replace(/^host: /, '')}` : ''}` });
     }
   }
-  memo.set(key, out);
   return out;
 }
 
-/** Caller parameters by host function and depth, per file read (one frontend call, one set of user inputs). */
-const callerMemo = new WeakMap<FileInfo, Map<string, { params: HostParams; detail: string }[]>>();
+/** Caller parameters by host function and depth, per file read (one frontend call, one set of user inputs), with the reads that found them. */
+const callerMemo = new WeakMap<FileInfo, Map<string, { value: { params: HostParams; detail: string }[]; deps?: Deps }>>();
 
 /**
  * Host symbols passed as kernel arguments under another name

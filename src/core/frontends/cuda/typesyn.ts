@@ -3,6 +3,7 @@
  * `__shared__ float As[BM][BK + 1]`, `wmma::fragment<wmma::matrix_a, 16, 16,
  * 16, half, wmma::row_major> a`, `T* x` with `T` a template parameter.
  */
+import { captured, replay, type Deps } from '../../deps';
 import type { Dtype } from '../../gpus/types';
 import { evalExpr, evalTemplateArg } from './expr';
 import type { FileInfo, StructDef } from './file';
@@ -141,8 +142,23 @@ function layoutOf(st: Interp, def: StructDef, args: Ty[]): Layout | undefined {
   let cache = layouts.get(st.file);
   if (!cache) layouts.set(st.file, (cache = new Map()));
   const key = `${def.name}<${args.map(tyName).join(',')}>`;
-  if (cache.has(key)) return cache.get(key) ?? undefined;
+  if (cache.has(key)) {
+    // The reads that laid it out are the reader's too (deps.ts).
+    replay(layoutReads.get(cache)?.get(key));
+    return cache.get(key) ?? undefined;
+  }
   cache.set(key, null);
+  let reads = layoutReads.get(cache);
+  if (!reads) layoutReads.set(cache, (reads = new Map()));
+  const { value, deps } = captured(() => layoutNow(st, def, args, cache!, key));
+  reads.set(key, deps);
+  return value;
+}
+
+/** The reads behind each cached layout (deps.ts). */
+const layoutReads = new WeakMap<Map<string, Layout | null>, Map<string, Deps | undefined>>();
+
+function layoutNow(st: Interp, def: StructDef, args: Ty[], cache: Map<string, Layout | null>, key: string): Layout | undefined {
   const typeParams = new Map<string, Ty>();
   def.tparams.forEach((tp, i) => {
     if (tp.kind !== 'type') return;

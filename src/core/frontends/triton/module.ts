@@ -6,7 +6,7 @@
  */
 import { Query, type Language } from 'web-tree-sitter';
 import type { SyntaxNode as Node } from '../../syntax-tree';
-import { RecordedMap, RecordedSet } from './recorded';
+import { RecordedMap, RecordedSet } from '../../recorded';
 import type { Dtype } from '../../gpus/types';
 import {
   add,

@@ -1,11 +1,11 @@
 /**
  * Maps and sets that record each look-up while a kernel's reads are recorded
- * (src/core/deps.ts): the module scan's (`recordedModule` in module.ts).
+ * (src/core/deps.ts): the module scan's (Triton `recordedModule`, CUDA `FileInfo`).
  */
-import { recording } from '../../deps';
+import { recording } from './deps';
 
 /** A Map whose look-ups are recorded as `name:key` (iteration as `name:*`). */
-export class RecordedMap<K extends string, V> extends Map<K, V> {
+export class RecordedMap<K extends string | number, V> extends Map<K, V> {
   constructor(
     private readonly label: string,
     entries?: Iterable<readonly [K, V]>,
@@ -55,7 +55,7 @@ export class RecordedMap<K extends string, V> extends Map<K, V> {
 }
 
 /** A Set whose look-ups are recorded as `name:key` (iteration as `name:*`). */
-export class RecordedSet<T extends string> extends Set<T> {
+export class RecordedSet<T extends string | number> extends Set<T> {
   constructor(
     private readonly label: string,
     items?: Iterable<T>,

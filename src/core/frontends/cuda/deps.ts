@@ -1,0 +1,99 @@
+/**
+ * CUDA's side of a kernel's recorded reads (src/core/deps.ts): `fingerprint`
+ * answers every recorded read on the file as it is now (its scan,
+ * `FileInfo`, whose maps record their look-ups). Two analyses of a kernel
+ * that read the same answers give the same report; the driver compares the
+ * answers and reuses the kernel when they match.
+ */
+import { recordInto, type Deps } from '../../deps';
+import { hash53 } from '../../hash';
+import { SyntaxNode } from '../../syntax-tree';
+import type { FileInfo } from './file';
+import { callsAnswer } from './launch';
+
+const NONE = '\u2205';
+
+/** A read `answer` cannot answer gets a fresh answer each time: the kernel is analysed again. */
+let unanswerable = 0;
+
+/** A scan entry as text: nodes by row and text, arrays, maps and objects by their fields (a few levels deep). */
+function describe(x: unknown, depth = 0): string {
+  if (x === null || x === undefined) return NONE;
+  if (x instanceof SyntaxNode) return `${x.startPosition.row}:${x.text}`;
+  if (typeof x !== 'object') return typeof x === 'function' ? '' : String(x);
+  if (depth > 3) return '…';
+  if (Array.isArray(x)) return `[${x.map((v) => describe(v, depth + 1)).join(',')}]`;
+  if (x instanceof Map) return `{${[...Map.prototype.entries.call(x)].map(([k, v]) => `${String(k)}=${describe(v, depth + 1)}`).join(',')}}`;
+  return `{${Object.keys(x)
+    .sort()
+    .filter((k) => k !== 'pos')
+    .map((k) => `${k}=${describe((x as Record<string, unknown>)[k], depth + 1)}`)
+    .join(',')}}`;
+}
+
+const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.call(m, k) as V | undefined;
+
+/** The top-level statements of a tree by start row (kept per root). */
+const byRow = new WeakMap<SyntaxNode, Map<number, SyntaxNode>>();
+
+function statementAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
+  let rows = byRow.get(root);
+  if (!rows) {
+    rows = new Map();
+    for (const st of root.children) rows.set(st.startPosition.row, st);
+    byRow.set(root, rows);
+  }
+  return rows.get(row);
+}
+
+/**
+ * Every recorded read answered on `file` (the file as it is), hashed: equal
+ * for two versions of a file when the kernel would read the same there.
+ */
+export function fingerprint(file: FileInfo, d: Deps, source: string): string {
+  return recordInto(undefined, () => {
+    if (d.whole) return `whole:${hash53(source)}`;
+    const parts: string[] = [];
+    for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statementAt(file.root, row)?.text ?? NONE}`);
+    for (const q of [...d.queries].sort()) {
+      const colon = q.indexOf(':');
+      parts.push(`${q}=${answer(file, q.slice(0, colon), q.slice(colon + 1))}`);
+    }
+    return String(hash53(parts.join('\n')));
+  });
+}
+
+function answer(file: FileInfo, map: string, key: string): string {
+  const all = key === '*';
+  switch (map) {
+    case 'functions':
+    case 'structs':
+    case 'typedefs':
+    case 'textures':
+    case 'globals': {
+      const m = file[map] as Map<string, unknown>;
+      return all ? describe(m) : describe(mapGet(m, key));
+    }
+    case 'structsAt':
+      return all ? describe(file.structsAt) : describe(mapGet(file.structsAt, Number(key)));
+    case 'macro':
+      return (file.macros.get(key) ?? []).map((m) => `${m.line}:${m.undef ? 'undef' : ''}:${m.params?.join(',') ?? ''}:${m.text}`).join(';') || NONE;
+    case 'live': {
+      const st = statementAt(file.root, Number(key));
+      return st ? `${st.text}\u0001${file.decisionsIn(st)}` : NONE;
+    }
+    case 'helperMentions':
+      return file.helperText().includes(key) ? '1' : '0';
+    case 'includes':
+      return describe(file.includes.map((i) => [i.path, i.system, i.line]));
+    case 'launches':
+      return file.launches
+        .filter((l) => l.name === key)
+        .map((l) => `${l.call.startPosition.row}:${l.call.text}`)
+        .join(';');
+    case 'calls':
+      return callsAnswer(file, key);
+    default:
+      return `?${++unanswerable}`;
+  }
+}
