@@ -36,7 +36,7 @@ const USAGE = `usage:
   --budget-ms MS     a wall-clock limit per file: a kernel still running after MS is listed without numbers
                      (default: none; the analysis is bounded by step counts, so its output does not depend
                      on the machine's load)
-  --jobs N           worker threads when analysing 8 files or more (default: the cores, at most 4; 1: one thread)
+  --jobs N           worker threads when analysing 8 files or more (default: the cores, at most 4, on 4 cores or more; else 1)
   --root DIR         paths in Markdown and SARIF are relative to DIR (default: the git work tree, else .)
   --profile FILE     measured results (ncu --csv --page raw, or Triton Proton JSON) beside the estimates,
                      each under its own GPU's roofs, launches named 'kernel [M=…]' estimated for those sizes;
