@@ -356,7 +356,7 @@ export function syntaxRoot(tree: Tree, source?: string): SyntaxNode {
  * many is not re-parsed incrementally but from scratch (parsers.ts), and the
  * earlier trees are let go.
  */
-const MAX_DONORS = 12;
+const MAX_DONORS = 64;
 
 /** Whether the parse cache may re-parse `tree` incrementally (its view reads from fewer than MAX_DONORS trees). */
 export function reusable(tree: Tree): boolean {

@@ -205,29 +205,9 @@ export function clearTritonCache(): void {
   cache.clear();
 }
 
-/**
- * What every kernel's analysis reads besides its own text: imports, module
- * constants, jit helpers, host functions — and every other statement of the
- * module (a `__main__` block's call `launcher(x, 8192)` gives the launch its
- * sizes), each with its line (binding details name lines).
- */
-function moduleContext(m: ModuleInfo, kernels: Set<string>): string {
-  const parts: string[] = [];
-  for (const [a, p] of m.imports) parts.push(`${a}=${p}`);
-  for (const [n, node] of m.globals) parts.push(`${n}@${line(node)}=${node.text}`);
-  const kernelNodes = new Set<number>();
-  for (const f of m.functions.values()) {
-    if (kernels.has(f.name)) kernelNodes.add((f.node.parent?.type === 'decorated_definition' ? f.node.parent : f.node).startIndex);
-    else parts.push(`${f.line}:${f.node.text}`);
-  }
-  for (const st of m.root.namedChildren) if (st && !kernelNodes.has(st.startIndex) && st.type !== 'comment') parts.push(`${line(st)}:${st.text}`);
-  return parts.join('\n');
-}
-
 interface Scan {
   m: ModuleInfo;
   found: Found;
-  context: string;
   errors: Diagnostic[];
 }
 
@@ -241,7 +221,7 @@ function scanned(tree: Tree, ctx: FrontendContext): Scan {
   const errors = root.hasError ? syntaxErrors(tree) : [];
   const m = scanModule(root, ctx.budget);
   const found = findKernels(m);
-  const scan = { m, found, context: hash53(moduleContext(m, new Set(found.kernels.map((k) => k.name)))), errors };
+  const scan = { m, found, errors };
   if (!ctx.budget.fileTruncated && !ctx.budget.expired) scans.set(tree, scan);
   return scan;
 }
@@ -299,11 +279,10 @@ export const tritonFrontend: Frontend = (ctx) => {
     file.diagnostics.push(say('parserGaveUp', 1, 'Python'));
     return file;
   }
-  const { m: own, found, context: ownContext, errors } = scanned(tree, ctx);
+  const { m: own, found, errors } = scanned(tree, ctx);
   // Helpers and values of the project modules this one imports from, when the host read them.
   const foreign = found.kernels.length ? foreignModules(ctx) : { modules: [], key: '' };
   const m = merged(own, foreign);
-  const context = foreign.modules.length ? hash53(`${ownContext}\u0001${foreign.key}`) : ownContext;
   file.diagnostics.push(...errors);
   for (const s of found.skipped) file.diagnostics.push(say('skippedElementwise', s.fn.line, s.fn.name, s.decorator));
   if (found.kernels.length === 0 && found.skipped.length === 0 && jitDecorators(ctx.source) > 0 && errors.length > 0)
