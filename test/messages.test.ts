@@ -67,6 +67,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   budget: [],
   kernelTruncated: ['big_kernel'],
   partial: [3, 12],
+  pipelinesPending: [],
   tooLarge: [50000],
   overflow: [['FLOPs', 'loadBytes']],
   internal: ['TypeError: cannot read properties of null'],

@@ -148,7 +148,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   report.diagnostics.push(...ir.diagnostics);
   if (ir.incomplete) {
     report.partial = ir.incomplete;
-    report.diagnostics.push(say('partial', 1, ir.incomplete.analysed, ir.incomplete.total));
+    report.diagnostics.push(ir.pipelinesPending ? say('pipelinesPending', 1) : say('partial', 1, ir.incomplete.analysed, ir.incomplete.total));
   }
   if (budget.fileTruncated || (budget.expired && !ir.incomplete)) report.diagnostics.push(say('budget', 1));
   let split: string[] | undefined;

@@ -153,13 +153,18 @@ export function parseBindingValue(raw: string): number | boolean | string {
  * Returns bindings with their 1-based line. Never throws.
  */
 export function readPragmas(source: string): { name: string; value: number | boolean | string; line: number }[] {
+  // Most files have none: one substring search instead of the pattern tried at every comment.
+  if (!source.includes('roofline:')) return [];
   const out: { name: string; value: number | boolean | string; line: number }[] = [];
   const re = /(?:#|\/\/|\/\*)\s*roofline:\s*([^\n]*)/g;
   let m: RegExpExecArray | null;
   let count = 0;
+  let line = 1;
+  let at = 0;
   while ((m = re.exec(source)) && count < 1000) {
     count++;
-    const line = source.slice(0, m.index).split('\n').length;
+    for (let i = source.indexOf('\n', at); i !== -1 && i < m.index; i = source.indexOf('\n', i + 1)) line++;
+    at = m.index;
     const body = m[1].replace(/\*\/.*$/, '');
     for (const pair of body.split(/[\s,]+/)) {
       const eq = pair.indexOf('=');

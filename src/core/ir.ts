@@ -221,4 +221,6 @@ export interface FileIR {
   pipelines?: HostPipelineFact[];
   /** Set when the time slice ended before every kernel was analysed. */
   incomplete?: { analysed: number; total: number };
+  /** Every kernel is in, but the time slice ended before the launch pipelines were read: they follow. */
+  pipelinesPending?: boolean;
 }

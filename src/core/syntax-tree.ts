@@ -387,7 +387,7 @@ function carryOver(before: TreeView, view: TreeView): void {
       o.startPosition.column === c.startPosition.column &&
       o.endIndex === c.endIndex &&
       o.type === c.type &&
-      o.text === source.slice(c.startIndex, c.endIndex);
+      source.startsWith(o.text, c.startIndex);
     pairs.push([c, same ? o : undefined]);
     if (same) donors.add(o.handleTree);
   }
@@ -411,13 +411,15 @@ function carryOver(before: TreeView, view: TreeView): void {
 }
 
 /**
- * Each view a statement of `before` came from keeps, in its id map, only the
- * nodes of the statements carried on: the others are dead, and a view no
- * carried statement comes from is dropped with its tree.
+ * The previous view keeps, in its id map, only the nodes of its statements
+ * carried on: the others are dead.
  */
 function prune(before: TreeView, carried: SyntaxNode[]): void {
+  // Only the previous view's own nodes (those of the statements it parsed anew: few, after an edit). An
+  // older view keeps the dead nodes of its statements edited since, until none of its statements is
+  // carried any more and it goes with its tree (at most MAX_DONORS of them): walking its whole map on
+  // every edit cost more than they hold.
   const origins = new Set<TreeView>([before]);
-  for (const o of before.carried) origins.add(o.view);
   const kept = new Map<TreeView, (readonly [number, number])[]>();
   for (const c of carried) {
     const spans = kept.get(c.view) ?? [];

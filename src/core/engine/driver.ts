@@ -81,6 +81,8 @@ export interface DriverResult {
   diagnostics: Diagnostic[];
   /** Set when the time slice (or the file's budget) ended before every kernel was analysed. */
   incomplete?: { analysed: number; total: number };
+  /** Kernels analysed by this call (not taken from the cache). */
+  fresh: number;
 }
 
 /**
@@ -98,8 +100,17 @@ function runOrder(jobs: KernelJob[], focus: { startLine: number; endLine: number
   return [...all.filter((i) => seen(jobs[i])), ...all.filter((i) => !seen(jobs[i]))];
 }
 
+/**
+ * Whether a frontend leaves the launch pipelines to the next call: the time
+ * slice is over and this call analysed kernels (a call that only took cached
+ * ones always reads them, so every call makes progress).
+ */
+export function deferPipelines(ctx: FrontendContext, r: DriverResult): boolean {
+  return r.fresh > 0 && ctx.budget.over();
+}
+
 export function runKernels(ctx: FrontendContext, cache: KernelCache, language: Language, unit: UnitKind, jobs: KernelJob[]): DriverResult {
-  const out: DriverResult = { kernels: [], diagnostics: [] };
+  const out: DriverResult = { kernels: [], diagnostics: [], fresh: 0 };
   const inputs = inputsKey(ctx);
   // One launch of a pipeline: only its kernel.
   const only = ctx.user.launch?.kernel;
@@ -132,6 +143,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
     if (!(truncated && ctx.budget.expired)) cache.set(key, ir, reads, reads ? job.deps!.fingerprint(reads) : undefined);
   }
+  out.fresh = fresh;
   for (const k of done) if (k) out.kernels.push(k);
   if (out.kernels.length < jobs.length) out.incomplete = { analysed: out.kernels.length, total: jobs.length };
   return out;

@@ -33,6 +33,9 @@ function describe(x: unknown, depth = 0): string {
 
 const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.call(m, k) as V | undefined;
 
+/** Answers to reads, per scan. */
+const answers = new WeakMap<FileInfo, Map<string, string>>();
+
 /** The top-level statements of a tree by start row (kept per root). */
 const byRow = new WeakMap<SyntaxNode, Map<number, SyntaxNode>>();
 
@@ -55,9 +58,17 @@ export function fingerprint(file: FileInfo, d: Deps, source: string): string {
     if (d.whole) return `whole:${hash53(source)}`;
     const parts: string[] = [];
     for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statementAt(file.root, row)?.text ?? NONE}`);
+    // Answers are kept per scan (a scan never changes): kernels of one file share most of their reads.
+    let known = answers.get(file);
+    if (!known) answers.set(file, (known = new Map()));
     for (const q of [...d.queries].sort()) {
-      const colon = q.indexOf(':');
-      parts.push(`${q}=${answer(file, q.slice(0, colon), q.slice(colon + 1))}`);
+      let a = known.get(q);
+      if (a === undefined) {
+        const colon = q.indexOf(':');
+        a = answer(file, q.slice(0, colon), q.slice(colon + 1));
+        if (!a.startsWith('?')) known.set(q, a);
+      }
+      parts.push(`${q}=${a}`);
     }
     return String(hash53(parts.join('\n')));
   });

@@ -8,7 +8,7 @@
  *
  * Never throws on user input: what cannot be read becomes a diagnostic.
  */
-import { KernelCache, runKernels } from '../../engine/driver';
+import { deferPipelines, KernelCache, runKernels } from '../../engine/driver';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { say } from '../../messages';
@@ -101,9 +101,18 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
       const defs = (ownSource.match(/__global__/g) ?? []).length;
       diagnostics.push(defs > 0 ? say('kernelsNotFound', 1, 'CUDA', `${defs} \`__global__\` function(s)`) : say('noKernels', 1, 'CUDA (`__global__`)'));
     }
-    // Launch sequences of the host code (issue 18); not while analysing one launch of one.
-    const pipelines = ctx.user.launch || r.incomplete ? [] : cudaPipelines(ctx, file);
-    return { language: 'cuda', kernels: r.kernels, diagnostics, ...(pipelines.length ? { pipelines } : {}), ...(r.incomplete ? { incomplete: r.incomplete } : {}) } satisfies FileIR;
+    // Launch sequences of the host code (issue 18); not while analysing one launch of one; past the time slice, in the next call.
+    const defer = !ctx.user.launch && !r.incomplete && deferPipelines(ctx, r);
+    const pipelines = ctx.user.launch || r.incomplete || defer ? [] : cudaPipelines(ctx, file);
+    const incomplete = r.incomplete ?? (defer ? { analysed: r.kernels.length, total: r.kernels.length } : undefined);
+    return {
+      language: 'cuda',
+      kernels: r.kernels,
+      diagnostics,
+      ...(pipelines.length ? { pipelines } : {}),
+      ...(incomplete ? { incomplete } : {}),
+      ...(defer ? { pipelinesPending: true } : {}),
+    } satisfies FileIR;
   } finally {
     if (!cached) snippets.dispose();
     closed?.delete();

@@ -31,6 +31,9 @@ function fnAnswer(f: FnInfo | undefined): string {
   return [f.line, f.isJit, f.decorators.join(','), f.returnsValue, f.autotune?.text ?? '', f.heuristics?.text ?? '', stmt.text].join('\u0001');
 }
 
+/** Answers to reads, per scan. */
+const answers = new WeakMap<ModuleInfo, Map<string, string>>();
+
 /** The top-level statements of a module by start row (kept per root). */
 const byRow = new WeakMap<Node, Map<number, Node>>();
 
@@ -57,12 +60,18 @@ export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals
   return recordInto(undefined, () => {
     if (d.whole) return `whole:${hash53(source)}`;
     const parts: string[] = [];
+    // Answers are kept per scan (a scan never changes): kernels of one file share most of their reads.
+    let known = answers.get(m);
+    if (!known) answers.set(m, (known = new Map()));
     for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statementAt(m.root, row)?.text ?? NONE}`);
     for (const q of [...d.queries].sort()) {
-      const colon = q.indexOf(':');
-      const map = q.slice(0, colon);
-      const key = q.slice(colon + 1);
-      parts.push(`${q}=${answer(m, map, key, constGlobals)}`);
+      let a = known.get(q);
+      if (a === undefined) {
+        const colon = q.indexOf(':');
+        a = answer(m, q.slice(0, colon), q.slice(colon + 1), constGlobals);
+        if (!a.startsWith('?')) known.set(q, a);
+      }
+      parts.push(`${q}=${a}`);
     }
     return String(hash53(parts.join('\n')));
   });

@@ -11,7 +11,7 @@
 import { hash53 } from '../../hash';
 import type { Tree } from 'web-tree-sitter';
 import { syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
-import { KernelCache, runKernels, type KernelJob } from '../../engine/driver';
+import { deferPipelines, KernelCache, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
@@ -305,12 +305,18 @@ export const tritonFrontend: Frontend = (ctx) => {
   });
   const r = runKernels(ctx, cache, 'triton', 'program', jobs);
   file.kernels = r.kernels;
-  // Launch sequences once every kernel is in (a partial report shows none: analyze.ts), as CUDA does.
-  if (!ctx.user.launch && !r.incomplete) {
+  // Launch sequences once every kernel is in (a partial report shows none: analyze.ts), as CUDA does;
+  // past the time slice, in the next call.
+  const defer = !r.incomplete && deferPipelines(ctx, r);
+  if (!ctx.user.launch && !r.incomplete && !defer) {
     const pipelines = tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget);
     if (pipelines.length) file.pipelines = pipelines;
   }
   file.diagnostics.push(...r.diagnostics);
   if (r.incomplete) file.incomplete = r.incomplete;
+  else if (defer && !ctx.user.launch) {
+    file.incomplete = { analysed: r.kernels.length, total: r.kernels.length };
+    file.pipelinesPending = true;
+  }
   return file;
 };
