@@ -68,6 +68,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   kernelTruncated: ['big_kernel'],
   partial: [3, 12],
   pipelinesPending: [],
+  scanPending: [1200, 5000],
   tooLarge: [50000],
   overflow: [['FLOPs', 'loadBytes']],
   internal: ['TypeError: cannot read properties of null'],

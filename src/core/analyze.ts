@@ -121,6 +121,16 @@ function kernelText(lines: () => string[], source: string, k: KernelIR): string 
   return lines().slice(k.range.startLine, k.range.endLine + 1).join('\n');
 }
 
+/**
+ * How far a partial report got, for a caller that analyses again until the
+ * report is complete (every call makes progress): the statements of a scan
+ * that spans time slices, then, once the file is read, the kernels analysed
+ * (a report whose pipelines follow has every kernel).
+ */
+export function progressOf(p: NonNullable<FileReport['partial']>): number {
+  return p.scanned !== undefined ? p.scanned : 1e9 + p.analysed;
+}
+
 /** Analyses one file's text. Never throws. */
 export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOptions): FileReport {
   const path = opts.path ?? '<input>';
@@ -148,7 +158,10 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   report.diagnostics.push(...ir.diagnostics);
   if (ir.incomplete) {
     report.partial = ir.incomplete;
-    report.diagnostics.push(ir.pipelinesPending ? say('pipelinesPending', 1) : say('partial', 1, ir.incomplete.analysed, ir.incomplete.total));
+    const i = ir.incomplete;
+    report.diagnostics.push(
+      i.scanned !== undefined ? say('scanPending', 1, i.scanned, i.statements ?? i.scanned) : ir.pipelinesPending ? say('pipelinesPending', 1) : say('partial', 1, i.analysed, i.total),
+    );
   }
   if (budget.fileTruncated || (budget.expired && !ir.incomplete)) report.diagnostics.push(say('budget', 1));
   let split: string[] | undefined;

@@ -219,8 +219,11 @@ export interface FileIR {
   diagnostics: Diagnostic[];
   /** Launch sequences of the host code in the same file (issue 18). */
   pipelines?: HostPipelineFact[];
-  /** Set when the time slice ended before every kernel was analysed. */
-  incomplete?: { analysed: number; total: number };
+  /**
+   * Set when the time slice ended before every kernel was analysed; while the
+   * scan of a large file spans slices, how many of its statements were read.
+   */
+  incomplete?: { analysed: number; total: number; scanned?: number; statements?: number };
   /** Every kernel is in, but the time slice ended before the launch pipelines were read: they follow. */
   pipelinesPending?: boolean;
 }

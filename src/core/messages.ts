@@ -115,6 +115,7 @@ export const MESSAGES = {
     `${bt(name)} was cut short by the analysis budget: no numbers are shown (they would be too small); analyse it alone or with fewer kernels per file`, 'all'),
   partial: d('info', (done: number, total: number) => `analysed ${done} of ${total} kernels in this time slice; the rest follow`),
   pipelinesPending: d('info', () => 'every kernel is analysed; the launch pipelines follow in the next time slice'),
+  scanPending: d('info', (read: number, of: number) => `reading the file: ${read} of ${of} steps in this time slice; its kernels follow`),
   tooLarge: d('warning', (lines: number) => `file has ${lines} lines: analysed up to the budget; later kernels may be missing`),
   overflow: d('warning', (what: readonly string[]) => `${what.join(', ')} too large to represent (beyond 1.8e308) with these bindings: shown as unknown`),
   internal: d('error', (what: string) => `internal error: ${what}`, 'all'),

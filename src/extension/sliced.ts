@@ -11,7 +11,7 @@
  * No `vscode` and no Node built-ins: it runs in the extension host, in a
  * Node worker thread and in a web worker.
  */
-import { analyzeSource, type AnalyzeOptions } from '../core/analyze';
+import { analyzeSource, progressOf, type AnalyzeOptions } from '../core/analyze';
 import type { Language } from '../core/ir';
 import { grammarOf, loadGrammar, parseSlice, type Parsers } from '../core/parsers';
 import type { FileReport } from '../core/report/types';
@@ -66,10 +66,12 @@ export async function analyseInSlices(parsers: Parsers, text: string, options: S
     const started = now();
     const report = analyzeSource(text, parsers, { ...options, sliceMs });
     // Complete, or no progress (a kernel the safety net cut short is redone by every call): done.
-    if (!report.partial || report.partial.analysed <= analysed) return report;
-    analysed = report.partial.analysed;
+    // Progress: the statements of a scan that spans slices, then (past every statement) the kernels.
+    if (!report.partial || progressOf(report.partial) <= analysed) return report;
+    analysed = progressOf(report.partial);
     sliceMs = Math.min(maxSliceMs, Math.max(control.sliceMs, 8 * (now() - started)));
-    control.onPartial?.(report);
+    // A scan still under way has no kernels to show: the editor keeps what it shows until some arrive.
+    if (report.partial.scanned === undefined) control.onPartial?.(report);
     await control.pause();
     if (cancelled()) return undefined;
   }

@@ -322,7 +322,7 @@ export interface FileReport {
   /** Launch sequences of the host code (issue 18). */
   pipelines?: PipelineReport[];
   /** Present when the time slice ended first: analyse again to get the rest. */
-  partial?: { analysed: number; total: number };
+  partial?: { analysed: number; total: number; scanned?: number; statements?: number };
 }
 
 export interface GpuSummary {

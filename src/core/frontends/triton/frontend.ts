@@ -27,7 +27,7 @@ import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import { fromLite, HostEnv } from './host';
 import { tritonPipelines } from './pipeline';
-import { scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo } from './module';
+import { scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo, type PendingScan } from './module';
 import { foreignTrees, line, shorten } from './syntax';
 import { pythonImportLines } from '../../related';
 
@@ -214,12 +214,14 @@ interface Scan {
 /** The module scan of a tree, kept while the tree is (a re-analysis of unchanged text reuses it). */
 const scans = new WeakMap<Tree, Scan>();
 
-function scanned(tree: Tree, ctx: FrontendContext): Scan {
+function scanned(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const hit = scans.get(tree);
   if (hit) return hit;
   const root = syntaxRoot(tree, ctx.source);
+  // In time slices the scan of a large file may take several calls (each reads on from where the last stopped).
+  const m = scanModule(root, ctx.budget, true);
+  if ('pending' in m) return m;
   const errors = root.hasError ? syntaxErrors(tree) : [];
-  const m = scanModule(root, ctx.budget);
   const found = findKernels(m);
   const scan = { m, found, errors };
   if (!ctx.budget.fileTruncated && !ctx.budget.expired) scans.set(tree, scan);
@@ -279,7 +281,12 @@ export const tritonFrontend: Frontend = (ctx) => {
     file.diagnostics.push(say('parserGaveUp', 1, 'Python'));
     return file;
   }
-  const { m: own, found, errors } = scanned(tree, ctx);
+  const scan = scanned(tree, ctx);
+  if ('pending' in scan) {
+    file.incomplete = { analysed: 0, total: 0, scanned: scan.pending, statements: scan.of };
+    return file;
+  }
+  const { m: own, found, errors } = scan;
   // Helpers and values of the project modules this one imports from, when the host read them.
   const foreign = found.kernels.length ? foreignModules(ctx) : { modules: [], key: '' };
   const m = merged(own, foreign);

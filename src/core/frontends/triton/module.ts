@@ -210,7 +210,23 @@ function scanFunctionNow(def: Node, decorators: Node[], imports: Map<string, str
 }
 
 /** Scans the module's top level (and the bodies of host functions, for launches). */
-export function scanModule(root: Node, budget: Budget): ModuleInfo {
+/** How many statements a sliced scan of a module read before its slice ended (kept per module root). */
+const scanProgress = new WeakMap<Node, number>();
+
+/** A scan a time slice ended: how many of the module's statements were read (the next call reads them again, from their caches). */
+export interface PendingScan {
+  pending: number;
+  of: number;
+}
+
+/**
+ * Scans the module; with `sliced`, stops when the time slice is over and
+ * says how far it got (the functions and call sites it read are kept per
+ * statement, so the next call goes further).
+ */
+export function scanModule(root: Node, budget: Budget): ModuleInfo;
+export function scanModule(root: Node, budget: Budget, sliced: true): ModuleInfo | PendingScan;
+export function scanModule(root: Node, budget: Budget, sliced = false): ModuleInfo | PendingScan {
   const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [], calledNames: new Set(), combineFns: new Set(), hostCalls: new Map(), root };
   const top = named(root);
   // Definitions also hide in module-level `if`/`try`/`with` blocks (`if HAS_TRITON:`).
@@ -250,7 +266,15 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
     }
   }
   const importsKey = JSON.stringify([...m.imports]);
+  let read = 0;
+  // Each call reads at least one statement past where the last one stopped: every call makes progress.
+  const floor = scanProgress.get(root) ?? 0;
   for (const st of statements) {
+    if (sliced && read > floor && budget.over()) {
+      scanProgress.set(root, read);
+      return { pending: read, of: 2 * statements.length };
+    }
+    read++;
     if (budget.spent()) break;
     if (st.type === 'decorated_definition') {
       const def = field(st, 'definition');
@@ -279,7 +303,10 @@ export function scanModule(root: Node, budget: Budget): ModuleInfo {
     const last = path.split('.').pop()!;
     if (local !== last && m.functions.get(last)?.isJit) m.fnAliases.set(local, last);
   }
-  findLaunches(root, m, budget);
+  scanProgress.set(root, read);
+  const sites = callSites(root, sliced ? budget : undefined);
+  if (typeof sites === 'number') return { pending: read + sites, of: read + root.namedChildCount };
+  findLaunches(root, m, budget, sites);
   // Look-ups in the finished scan are recorded while a kernel is analysed (deps.ts).
   return recordedModule(m);
 }
@@ -350,19 +377,27 @@ function walkCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: 
  * Launches `kernel[grid](…)` and plain calls `helper(…)`, found by one
  * tree-sitter query (it runs in WASM: no JavaScript walk over the tree).
  */
-function callSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
+type CallSites = { launches: Node[]; plain: Node[]; combine: string[] };
+
+/** The module's call sites, statement by statement; when `slice` is given and over before the last statement, how many were read. */
+function callSites(root: Node, slice?: Budget): CallSites | number {
   // Compiling the query costs ~40 ms once per process: a short file is walked instead (a CLI run on one small file).
   const walk = root.endIndex <= WALK_BELOW;
-  const out: { launches: Node[]; plain: Node[]; combine: string[] } = { launches: [], plain: [], combine: [] };
+  const out: CallSites = { launches: [], plain: [], combine: [] };
+  let fresh = 0;
+  let done = 0;
   // Per top-level statement, kept with its node: after an edit only the statements it touched are searched
   // again (the others are the same node objects, carried into the new tree's view: syntax-tree.ts).
   for (const st of root.namedChildren) {
     if (st.type === 'comment') continue;
     let sites = siteMemo.get(st);
     if (!sites) {
+      // At least one statement per call: every call makes progress.
+      if (fresh++ > 0 && slice?.over()) return done;
       sites = walk ? walkCallSites(st) : queryCallSites(st);
       siteMemo.set(st, sites);
     }
+    done++;
     out.launches.push(...sites.launches);
     out.plain.push(...sites.plain);
     out.combine.push(...sites.combine);
@@ -409,8 +444,8 @@ function enclosingFunction(n: Node, root: Node): Node {
   return root;
 }
 
-function findLaunches(root: Node, m: ModuleInfo, budget: Budget): void {
-  const { launches, plain, combine } = callSites(root);
+function findLaunches(root: Node, m: ModuleInfo, budget: Budget, sites: CallSites): void {
+  const { launches, plain, combine } = sites;
   for (const n of plain) {
     if (m.functions.has(n.text) || m.fnAliases.has(n.text)) m.calledNames.add(n.text);
     const f = m.functions.get(n.text);
