@@ -26,9 +26,19 @@ export class Deps {
   whole = false;
 
   constructor(
-    /** The own file's module root (nodes of other trees: other modules, covered by the job's key). */
-    readonly root: object,
+    /**
+     * The own file's module root while recording (nodes of other trees: other
+     * modules, covered by the job's key); let go once the kernel is analysed,
+     * so a cached kernel does not hold its file's syntax.
+     */
+    public root: object | null,
   ) {}
+
+  /** Ends the recording: what is kept is the reads, not the file they were read from. */
+  done(): this {
+    this.root = null;
+    return this;
+  }
 }
 
 let current: Deps | undefined;

@@ -141,7 +141,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     if (truncated && !ir.truncated) ir = { ...ir, truncated: true, diagnostics: [...ir.diagnostics, say('kernelTruncated', job.line, job.name)] };
     done[index] = ir;
     // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
-    if (!(truncated && ctx.budget.expired)) cache.set(key, ir, reads, reads ? job.deps!.fingerprint(reads) : undefined);
+    if (!(truncated && ctx.budget.expired)) cache.set(key, ir, reads?.done(), reads ? job.deps!.fingerprint(reads) : undefined);
   }
   out.fresh = fresh;
   for (const k of done) if (k) out.kernels.push(k);
