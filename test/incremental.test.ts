@@ -189,4 +189,50 @@ describe('incremental analysis equals a cold one after every edit', function () 
     }
     clearCaches();
   });
+
+  /**
+   * Typing: characters inserted one at a time in the middle of a 1,000-line
+   * file (every statement below moves by one character at each keystroke,
+   * carried over with its indices shifted): after each keystroke the report
+   * equals a cold one, and at the end the view reads as a fresh parse.
+   */
+  for (const lang of ['triton', 'cuda'] as const) {
+    it(`${lang}: typing a line character by character`, () => {
+      const src = fixtureFile(ROOT, lang, 1000);
+      const file = `typing.${EXT[lang]}`;
+      const lines = src.split('\n');
+      // A line in the middle that is code: typed after it, a comment (valid at every keystroke) then a blank.
+      let at = Math.floor(lines.length / 2);
+      while (!/^\S/.test(lines[at]) || lines[at].startsWith(lang === 'triton' ? '#' : '//')) at++;
+      const typed = lang === 'triton' ? '# tile 64 x 128' : '// tile 64 x 128';
+      const prefix = lines.slice(0, at).join('\n') + '\n';
+      const suffix = '\n' + lines.slice(at).join('\n');
+      const texts = [...typed].map((_, i) => prefix + typed.slice(0, i + 1) + suffix);
+      const cold = texts.map((t) => {
+        clearCaches();
+        return content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+      });
+      clearCaches();
+      analyzeSource(prefix + suffix.slice(1), parsers, { gpu: H100, path: file });
+      analyzeSource(prefix + suffix, parsers, { gpu: H100, path: file });
+      texts.forEach((t, i) => {
+        const warm = content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+        if (warm !== cold[i]) assert.deepEqual(JSON.parse(warm), JSON.parse(cold[i]), `keystroke ${i + 1}`);
+        assert.equal(warm, cold[i], `keystroke ${i + 1}: byte for byte`);
+      });
+      const dump = (n: SyntaxNode, out: string[], depth = 0): void => {
+        out.push(`${depth}:${n.type}@${n.startIndex}-${n.endIndex}:${n.startPosition.row}.${n.startPosition.column}:${n.childCount ? '' : n.text}`);
+        for (const c of n.children) dump(c, out, depth + 1);
+      };
+      const last = texts[texts.length - 1];
+      const parser = lang === 'cuda' ? parsers.cuda : parsers.python;
+      const viewed: string[] = [];
+      dump(syntaxRoot(parseCached(parser, file, last, undefined)!, last), viewed);
+      const fresh = parser.parse(last)!;
+      const expected: string[] = [];
+      dump(syntaxRoot(fresh, last), expected);
+      fresh.delete();
+      assert.deepEqual(viewed, expected);
+    });
+  }
 });

@@ -43,7 +43,7 @@ class TreeView {
   of(n: TsNode): SyntaxNode {
     const hit = this.nodes.get(n.id);
     // Ids are unique within a tree; the start check guards the view against a node of another tree.
-    if (hit && hit.startIndex === n.startIndex) return hit;
+    if (hit && hit.rawStart === n.startIndex) return hit;
     const c = this.carried.length ? this.inCarried(n) : undefined;
     if (c) return c;
     const s = new SyntaxNode(this, n);
@@ -99,8 +99,16 @@ function touched(n: SyntaxNode, content: boolean): void {
 
 export class SyntaxNode {
   readonly id: number;
-  readonly startIndex: number;
+  /** @internal Where the tree-sitter node starts in the text it was parsed from. */
+  readonly rawStart: number;
   readonly startPosition: Point;
+  /**
+   * @internal On a top-level statement carried over after an edit before it
+   * that changed the text's length (typing on a line above): how far its text
+   * moved since its tree was parsed. Every node of the statement adds it to
+   * its indices.
+   */
+  shift = 0;
   private _type: string | undefined;
   private _text: string | undefined;
   private _endIndex = -1;
@@ -123,8 +131,18 @@ export class SyntaxNode {
     private readonly ts: TsNode,
   ) {
     this.id = ts.id;
-    this.startIndex = ts.startIndex;
+    this.rawStart = ts.startIndex;
     this.startPosition = ts.startPosition;
+  }
+
+  /** How far this node's text moved since its tree was parsed (its statement's shift). */
+  private offset(): number {
+    const top = this._top !== undefined ? this._top : this.topNode();
+    return top ? top.shift : 0;
+  }
+
+  get startIndex(): number {
+    return this.rawStart + this.offset();
   }
 
   /** The tree-sitter tree this node belongs to (for a node carried over into later trees, the latest). */
@@ -140,7 +158,7 @@ export class SyntaxNode {
   get endIndex(): number {
     touched(this, false);
     if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
-    return this._endIndex;
+    return this._endIndex + this.offset();
   }
 
   get endPosition(): Point {
@@ -151,7 +169,9 @@ export class SyntaxNode {
     touched(this, true);
     if (this._text === undefined) {
       const src = this.view.source;
-      this._text = src !== undefined ? src.slice(this.startIndex, this.endIndex) : this.ts.text;
+      if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+      // The text this view's tree was parsed from, where the tree-sitter node says.
+      this._text = src !== undefined ? src.slice(this.rawStart, this._endIndex) : this.ts.text;
     }
     return this._text;
   }
@@ -371,32 +391,45 @@ function carryOver(before: TreeView, view: TreeView): void {
   const rawRoot = view.tree.rootNode;
   const byStart = new Map<number, SyntaxNode>();
   for (const o of oldTop) byStart.set(o.startIndex, o);
+  // Statements after the edit moved by the change in length (typing on a line above keeps their rows).
+  const moved = view.source.length - before.source.length;
   const source = view.source;
   // First which statements are the same; nothing of the view changes unless some are carried.
-  const pairs: [TsNode, SyntaxNode | undefined][] = [];
+  const pairs: [TsNode, SyntaxNode | undefined, number][] = [];
   const donors = new Set<Tree>([view.tree]);
   for (const c of rawRoot.children) {
     if (!c) continue;
-    const o = byStart.get(c.startIndex);
-    // The same statement: same place, same kind, same text (tree-sitter may have built it anew).
-    // Top-level code parses the same wherever its text stands, so everything its nodes remember holds.
-    const same =
-      o !== undefined &&
-      !o.hasError &&
-      o.startPosition.row === c.startPosition.row &&
-      o.startPosition.column === c.startPosition.column &&
-      o.endIndex === c.endIndex &&
-      o.type === c.type &&
-      source.startsWith(o.text, c.startIndex);
-    pairs.push([c, same ? o : undefined]);
-    if (same) donors.add(o.handleTree);
+    // The same statement: same row and column, kind and text, at the same index or moved by the edit's
+    // change in length (tree-sitter may have built it anew). Top-level code parses the same wherever its
+    // text stands, so everything its nodes remember holds; their indices move with it (`shift`).
+    let found: SyntaxNode | undefined;
+    let by = 0;
+    for (const d of moved === 0 ? [0] : [0, moved]) {
+      const o = byStart.get(c.startIndex - d);
+      if (
+        o !== undefined &&
+        !o.hasError &&
+        o.startPosition.row === c.startPosition.row &&
+        o.startPosition.column === c.startPosition.column &&
+        o.endIndex + d === c.endIndex &&
+        o.type === c.type &&
+        source.startsWith(o.text, c.startIndex)
+      ) {
+        found = o;
+        by = d;
+        break;
+      }
+    }
+    pairs.push([c, found, by]);
+    if (found) donors.add(found.handleTree);
   }
   const carried = pairs.filter(([, o]) => o !== undefined).map(([, o]) => o!);
   if (carried.length === 0) return;
   const root = (view.root = view.of(rawRoot));
   const top: SyntaxNode[] = [];
-  for (const [c, o] of pairs) {
+  for (const [c, o, by] of pairs) {
     if (o) {
+      o.shift += by;
       view.nodes.set(c.id, o);
       top.push(o);
     } else top.push(view.of(c));
