@@ -160,8 +160,10 @@ export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSe
   const fn = hostFunctionOf(call);
   const name = fn ? functionName(fn) : undefined;
   if (!fn || !name || name === 'main') return [];
-  let memo = callerMemo.get(file);
-  if (!memo) callerMemo.set(file, (memo = new Map()));
+  // Per kernel (its bindings): evaluating a caller's arguments binds the constants it meets into the
+  // kernel's bindings, so a value found for one kernel is not handed to the next without them.
+  let memo = callerMemo.get(b);
+  if (!memo) callerMemo.set(b, (memo = new Map()));
   const key = `${fn.startIndex}:${depth}:${max}`;
   const known = memo.get(key);
   if (known) {
@@ -199,8 +201,8 @@ function callersParamsNow(ctx: FrontendContext, file: FileInfo, b: BindingSet, c
   return out;
 }
 
-/** Caller parameters by host function and depth, per file read (one frontend call, one set of user inputs), with the reads that found them. */
-const callerMemo = new WeakMap<FileInfo, Map<string, { value: { params: HostParams; detail: string }[]; deps?: Deps }>>();
+/** Caller parameters by host function and depth, per kernel analysis (its bindings), with the reads that found them. */
+const callerMemo = new WeakMap<BindingSet, Map<string, { value: { params: HostParams; detail: string }[]; deps?: Deps }>>();
 
 /**
  * Host symbols passed as kernel arguments under another name

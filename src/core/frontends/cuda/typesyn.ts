@@ -6,7 +6,8 @@
 import { captured, replay, type Deps } from '../../deps';
 import type { Dtype } from '../../gpus/types';
 import { evalExpr, evalTemplateArg } from './expr';
-import type { FileInfo, StructDef } from './file';
+import type { StructDef } from './file';
+import type { BindingSet } from '../../bindings';
 import { parseIntLiteral } from './file';
 import { Scope, type Interp } from './state';
 import { named, type Node } from './syntax';
@@ -106,8 +107,8 @@ function templateType(st: Interp, t: Node): Ty {
 
 // ------------------------------------------------------------------ struct layouts
 
-/** Layouts by file and instantiation (`Pair<float>`); null while one is being computed (a struct cannot contain itself). */
-const layouts = new WeakMap<FileInfo, Map<string, Layout | null>>();
+/** Layouts by kernel analysis and instantiation (`Pair<float>`); null while one is being computed (a struct cannot contain itself). */
+const layouts = new WeakMap<BindingSet, Map<string, Layout | null>>();
 
 /**
  * A struct type with its layout: a pointer member to a struct being laid out
@@ -139,8 +140,9 @@ function roundUp(x: number, a: number): number {
  * multiple of that. A union puts every member at 0. Base classes come first.
  */
 function layoutOf(st: Interp, def: StructDef, args: Ty[]): Layout | undefined {
-  let cache = layouts.get(st.file);
-  if (!cache) layouts.set(st.file, (cache = new Map()));
+  // Per kernel (its bindings): laying a struct out binds the constants its array sizes name.
+  let cache = layouts.get(st.b);
+  if (!cache) layouts.set(st.b, (cache = new Map()));
   const key = `${def.name}<${args.map(tyName).join(',')}>`;
   if (cache.has(key)) {
     // The reads that laid it out are the reader's too (deps.ts).
