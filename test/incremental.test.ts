@@ -16,6 +16,7 @@ import { parseCached, retiredTreeCount, type Parsers } from '../src/core/parsers
 import { syntaxRoot, type SyntaxNode } from '../src/core/syntax-tree';
 import type { FileReport } from '../src/core/report/types';
 import * as fs from 'node:fs';
+import type { Parser } from 'web-tree-sitter';
 import { editInside, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
 import { fixtures, loadParsers } from './check';
 
@@ -66,6 +67,42 @@ function versions(src: string, spans: KernelSpan[], lang: Language): string[] {
   return out;
 }
 
+/** Every node of a tree, one line each: kind, indices, start, and a leaf's text. */
+function dump(n: SyntaxNode, out: string[], depth = 0): void {
+  out.push(`${depth}:${n.type}@${n.startIndex}-${n.endIndex}:${n.startPosition.row}.${n.startPosition.column}:${n.childCount ? '' : n.text}`);
+  for (const c of n.children) dump(c, out, depth + 1);
+}
+
+/** The document's cached view of `text` (as the edits left it) and a fresh parse of the same text, dumped. */
+function viewAndFresh(parser: Parser, file: string, text: string): { viewed: string[]; expected: string[] } {
+  const viewed: string[] = [];
+  dump(syntaxRoot(parseCached(parser, file, text, undefined)!, text), viewed);
+  const fresh = parser.parse(text)!;
+  const expected: string[] = [];
+  dump(syntaxRoot(fresh, text), expected);
+  fresh.delete();
+  return { viewed, expected };
+}
+
+/**
+ * Each of `texts` analysed cold (every cache cleared), then all of them in
+ * turn on warm caches after `start` (each an edit of the one before): the
+ * reports must be byte-identical. `what(i)` names a version in a failure.
+ */
+function warmEqualsCold(parsers: Parsers, file: string, start: string[], texts: string[], what: (i: number) => string): void {
+  const cold = texts.map((t) => {
+    clearCaches();
+    return content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+  });
+  clearCaches();
+  for (const t of start) analyzeSource(t, parsers, { gpu: H100, path: file });
+  texts.forEach((t, i) => {
+    const warm = content(analyzeSource(t, parsers, { gpu: H100, path: file }));
+    if (warm !== cold[i]) assert.deepEqual(JSON.parse(warm), JSON.parse(cold[i]), what(i));
+    assert.equal(warm, cold[i], `${what(i)}: byte for byte`);
+  });
+}
+
 describe('incremental analysis equals a cold one after every edit', function () {
   this.timeout(600_000);
   let parsers: Parsers;
@@ -81,20 +118,7 @@ describe('incremental analysis equals a cold one after every edit', function () 
       const first = analyzeSource(src, parsers, { gpu: H100, path: file });
       const spans = first.kernels.map((k) => ({ start: k.line - 1, end: (k.endLine ?? k.line) - 1 }));
       assert.ok(spans.length > 5, `${spans.length} kernels`);
-      const texts = versions(src, spans, lang);
-      // Cold: every cache cleared before each version.
-      const cold = texts.map((t) => {
-        clearCaches();
-        return content(analyzeSource(t, parsers, { gpu: H100, path: file }));
-      });
-      // Incremental: one chain of edits on warm caches.
-      clearCaches();
-      analyzeSource(src, parsers, { gpu: H100, path: file });
-      texts.forEach((t, i) => {
-        const warm = content(analyzeSource(t, parsers, { gpu: H100, path: file }));
-        if (warm !== cold[i]) assert.deepEqual(JSON.parse(warm), JSON.parse(cold[i]), `edit ${i + 1}`);
-        assert.equal(warm, cold[i], `edit ${i + 1}: byte for byte`);
-      });
+      warmEqualsCold(parsers, file, [src], versions(src, spans, lang), (i) => `edit ${i + 1}`);
     });
   }
 
@@ -135,19 +159,8 @@ describe('incremental analysis equals a cold one after every edit', function () 
         const src = fs.readFileSync(f, 'utf8');
         const numbers = [...src.matchAll(/(?<![\w.])\d+(?![\w.])/g)].slice(0, 40);
         const texts = numbers.map((m) => src.slice(0, m.index) + String(Number(m[0]) + 1) + src.slice(m.index! + m[0].length));
-        const file = `numbers-${path.basename(f)}`;
-        const cold = texts.map((t) => {
-          clearCaches();
-          return content(analyzeSource(t, parsers, { gpu: H100, path: file }));
-        });
-        clearCaches();
-        analyzeSource(src, parsers, { gpu: H100, path: file });
-        texts.forEach((t, i) => {
-          const warm = content(analyzeSource(t, parsers, { gpu: H100, path: file }));
-          if (warm !== cold[i]) assert.deepEqual(JSON.parse(warm), JSON.parse(cold[i]), `${f}: number ${numbers[i][0]} at offset ${numbers[i].index}`);
-          assert.equal(warm, cold[i], `${f}: number at offset ${numbers[i].index}: byte for byte`);
-          compared++;
-        });
+        warmEqualsCold(parsers, `numbers-${path.basename(f)}`, [src], texts, (i) => `${f}: number ${numbers[i][0]} at offset ${numbers[i].index}`);
+        compared += texts.length;
       }
       assert.ok(compared > 100, `${compared} versions compared`);
     });
@@ -161,10 +174,6 @@ describe('incremental analysis equals a cold one after every edit', function () 
    * edited: the parse cache edits a copy).
    */
   it('a view carried over many edits reads as a fresh parse', () => {
-    const dump = (n: SyntaxNode, out: string[], depth = 0): void => {
-      out.push(`${depth}:${n.type}@${n.startIndex}-${n.endIndex}:${n.startPosition.row}.${n.startPosition.column}:${n.childCount ? '' : n.text}`);
-      for (const c of n.children) dump(c, out, depth + 1);
-    };
     for (const [lang, f] of [
       ['cuda', path.join(__dirname, 'fixtures', 'cuda', 'gelu_tanh.cu')],
       ['triton', path.join(__dirname, 'fixtures', 'triton', 'softmax.py')],
@@ -178,13 +187,7 @@ describe('incremental analysis equals a cold one after every edit', function () 
         text = src.slice(0, m.index) + String(Number(m[0]) + 1) + src.slice(m.index! + m[0].length);
         analyzeSource(text, parsers, { gpu: H100, path: file });
       }
-      const parser = lang === 'cuda' ? parsers.cuda : parsers.python;
-      const viewed: string[] = [];
-      dump(syntaxRoot(parseCached(parser, file, text, undefined)!, text), viewed);
-      const fresh = parser.parse(text)!;
-      const expected: string[] = [];
-      dump(syntaxRoot(fresh, text), expected);
-      fresh.delete();
+      const { viewed, expected } = viewAndFresh(lang === 'cuda' ? parsers.cuda : parsers.python, file, text);
       assert.deepEqual(viewed, expected, `${f} after ${numbers.length} edits`);
     }
     clearCaches();
@@ -208,30 +211,8 @@ describe('incremental analysis equals a cold one after every edit', function () 
       const prefix = lines.slice(0, at).join('\n') + '\n';
       const suffix = '\n' + lines.slice(at).join('\n');
       const texts = [...typed].map((_, i) => prefix + typed.slice(0, i + 1) + suffix);
-      const cold = texts.map((t) => {
-        clearCaches();
-        return content(analyzeSource(t, parsers, { gpu: H100, path: file }));
-      });
-      clearCaches();
-      analyzeSource(prefix + suffix.slice(1), parsers, { gpu: H100, path: file });
-      analyzeSource(prefix + suffix, parsers, { gpu: H100, path: file });
-      texts.forEach((t, i) => {
-        const warm = content(analyzeSource(t, parsers, { gpu: H100, path: file }));
-        if (warm !== cold[i]) assert.deepEqual(JSON.parse(warm), JSON.parse(cold[i]), `keystroke ${i + 1}`);
-        assert.equal(warm, cold[i], `keystroke ${i + 1}: byte for byte`);
-      });
-      const dump = (n: SyntaxNode, out: string[], depth = 0): void => {
-        out.push(`${depth}:${n.type}@${n.startIndex}-${n.endIndex}:${n.startPosition.row}.${n.startPosition.column}:${n.childCount ? '' : n.text}`);
-        for (const c of n.children) dump(c, out, depth + 1);
-      };
-      const last = texts[texts.length - 1];
-      const parser = lang === 'cuda' ? parsers.cuda : parsers.python;
-      const viewed: string[] = [];
-      dump(syntaxRoot(parseCached(parser, file, last, undefined)!, last), viewed);
-      const fresh = parser.parse(last)!;
-      const expected: string[] = [];
-      dump(syntaxRoot(fresh, last), expected);
-      fresh.delete();
+      warmEqualsCold(parsers, file, [prefix + suffix.slice(1), prefix + suffix], texts, (i) => `keystroke ${i + 1}`);
+      const { viewed, expected } = viewAndFresh(lang === 'cuda' ? parsers.cuda : parsers.python, file, texts[texts.length - 1]);
       assert.deepEqual(viewed, expected);
     });
   }

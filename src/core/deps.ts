@@ -18,6 +18,8 @@
  * reused by the next) keeps the reads that made it and adds them to each
  * reader's recorder (`replay`). Not current (no recorder), nothing records.
  */
+import { hash53 } from './hash';
+
 export class Deps {
   /** Start rows of the own file's top-level statements read. */
   readonly rows = new Set<number>();
@@ -85,3 +87,35 @@ export function captured<T>(fn: () => T): { value: T; deps: Deps | undefined } {
   replay(inner);
   return { value, deps: inner };
 }
+
+/** A read no frontend answer covers: a fresh answer each time, so the kernel is analysed again. */
+let unanswerable = 0;
+export function unanswered(): string {
+  return `?${++unanswerable}`;
+}
+
+/**
+ * Every read of `d` answered on the file as it is, as one hash: equal for two
+ * versions of a file when the kernel would read the same there. `statement`
+ * gives the text of the own file's top-level statement starting at a row;
+ * `answer` a frontend's answer to a query (`map:key`), kept in `known` (one
+ * map per scan: a scan never changes, and a file's kernels share most reads).
+ */
+export function answerReads(d: Deps, source: string, statement: (row: number) => string | undefined, known: Map<string, string>, answer: (map: string, key: string) => string): string {
+  return recordInto(undefined, () => {
+    if (d.whole) return `whole:${hash53(source)}`;
+    const parts: string[] = [];
+    for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statement(row) ?? '\u2205'}`);
+    for (const q of [...d.queries].sort()) {
+      let a = known.get(q);
+      if (a === undefined) {
+        const colon = q.indexOf(':');
+        a = answer(q.slice(0, colon), q.slice(colon + 1));
+        if (!a.startsWith('?')) known.set(q, a);
+      }
+      parts.push(`${q}=${a}`);
+    }
+    return String(hash53(parts.join('\n')));
+  });
+}
+

@@ -333,6 +333,20 @@ export function descendantsByStatement(root: SyntaxNode, types: string | readonl
   return out;
 }
 
+/** The top-level statements of a tree by start row (kept per root). */
+const byRow = new WeakMap<SyntaxNode, Map<number, SyntaxNode>>();
+
+/** The top-level statement of `root`'s tree that starts at `row`, if any. */
+export function statementAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
+  let rows = byRow.get(root);
+  if (!rows) {
+    rows = new Map();
+    for (const st of root.children) rows.set(st.startPosition.row, st);
+    byRow.set(root, rows);
+  }
+  return rows.get(row);
+}
+
 const views = new WeakMap<Tree, TreeView>();
 
 /**

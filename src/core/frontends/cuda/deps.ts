@@ -5,16 +5,12 @@
  * that read the same answers give the same report; the driver compares the
  * answers and reuses the kernel when they match.
  */
-import { recordInto, type Deps } from '../../deps';
-import { hash53 } from '../../hash';
-import { SyntaxNode } from '../../syntax-tree';
+import { answerReads, unanswered, type Deps } from '../../deps';
+import { statementAt, SyntaxNode } from '../../syntax-tree';
 import type { FileInfo } from './file';
 import { callsAnswer } from './launch';
 
 const NONE = '\u2205';
-
-/** A read `answer` cannot answer gets a fresh answer each time: the kernel is analysed again. */
-let unanswerable = 0;
 
 /** A scan entry as text: nodes by row and text, arrays, maps and objects by their fields (a few levels deep). */
 function describe(x: unknown, depth = 0): string {
@@ -36,42 +32,14 @@ const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.ca
 /** Answers to reads, per scan. */
 const answers = new WeakMap<FileInfo, Map<string, string>>();
 
-/** The top-level statements of a tree by start row (kept per root). */
-const byRow = new WeakMap<SyntaxNode, Map<number, SyntaxNode>>();
-
-function statementAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
-  let rows = byRow.get(root);
-  if (!rows) {
-    rows = new Map();
-    for (const st of root.children) rows.set(st.startPosition.row, st);
-    byRow.set(root, rows);
-  }
-  return rows.get(row);
-}
-
 /**
  * Every recorded read answered on `file` (the file as it is), hashed: equal
  * for two versions of a file when the kernel would read the same there.
  */
 export function fingerprint(file: FileInfo, d: Deps, source: string): string {
-  return recordInto(undefined, () => {
-    if (d.whole) return `whole:${hash53(source)}`;
-    const parts: string[] = [];
-    for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statementAt(file.root, row)?.text ?? NONE}`);
-    // Answers are kept per scan (a scan never changes): kernels of one file share most of their reads.
-    let known = answers.get(file);
-    if (!known) answers.set(file, (known = new Map()));
-    for (const q of [...d.queries].sort()) {
-      let a = known.get(q);
-      if (a === undefined) {
-        const colon = q.indexOf(':');
-        a = answer(file, q.slice(0, colon), q.slice(colon + 1));
-        if (!a.startsWith('?')) known.set(q, a);
-      }
-      parts.push(`${q}=${a}`);
-    }
-    return String(hash53(parts.join('\n')));
-  });
+  let known = answers.get(file);
+  if (!known) answers.set(file, (known = new Map()));
+  return answerReads(d, source, (row) => statementAt(file.root, row)?.text, known, (map, key) => answer(file, map, key));
 }
 
 function answer(file: FileInfo, map: string, key: string): string {
@@ -105,6 +73,6 @@ function answer(file: FileInfo, map: string, key: string): string {
     case 'calls':
       return callsAnswer(file, key);
     default:
-      return `?${++unanswerable}`;
+      return unanswered();
   }
 }

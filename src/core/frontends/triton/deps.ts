@@ -5,9 +5,8 @@
  * same answers give the same report; the driver compares the answers and
  * reuses the kernel when they match.
  */
-import { hash53 } from '../../hash';
-import { recordInto, type Deps } from '../../deps';
-import type { SyntaxNode as Node } from '../../syntax-tree';
+import { answerReads, unanswered, type Deps } from '../../deps';
+import { statementAt, type SyntaxNode as Node } from '../../syntax-tree';
 import { moduleAssigns } from './host';
 import type { FnInfo, ModuleInfo } from './module';
 import { line } from './syntax';
@@ -16,8 +15,6 @@ import { line } from './syntax';
 const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.call(m, k) as V | undefined;
 const mapEntries = <K, V>(m: Map<K, V>): [K, V][] => [...(Map.prototype.entries.call(m) as Iterable<[K, V]>)];
 
-/** A read `answer` cannot answer gets a fresh answer each time: the kernel is analysed again. */
-let unanswerable = 0;
 
 const NONE = '\u2205';
 
@@ -34,19 +31,6 @@ function fnAnswer(f: FnInfo | undefined): string {
 /** Answers to reads, per scan. */
 const answers = new WeakMap<ModuleInfo, Map<string, string>>();
 
-/** The top-level statements of a module by start row (kept per root). */
-const byRow = new WeakMap<Node, Map<number, Node>>();
-
-function statementAt(root: Node, row: number): Node | undefined {
-  let rows = byRow.get(root);
-  if (!rows) {
-    rows = new Map();
-    for (const st of root.children) rows.set(st.startPosition.row, st);
-    byRow.set(root, rows);
-  }
-  return rows.get(row);
-}
-
 /** The module-level constants a kernel's bindings take (bindings.ts `bindGlobals`), as an answer. */
 export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node])[]): string {
   return list.map(([k, n]) => `${k}=${nodeAnswer(n)}`).join('\n');
@@ -57,24 +41,9 @@ export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node]
  * for two versions of a file when the kernel would read the same there.
  */
 export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string): string {
-  return recordInto(undefined, () => {
-    if (d.whole) return `whole:${hash53(source)}`;
-    const parts: string[] = [];
-    // Answers are kept per scan (a scan never changes): kernels of one file share most of their reads.
-    let known = answers.get(m);
-    if (!known) answers.set(m, (known = new Map()));
-    for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statementAt(m.root, row)?.text ?? NONE}`);
-    for (const q of [...d.queries].sort()) {
-      let a = known.get(q);
-      if (a === undefined) {
-        const colon = q.indexOf(':');
-        a = answer(m, q.slice(0, colon), q.slice(colon + 1), constGlobals);
-        if (!a.startsWith('?')) known.set(q, a);
-      }
-      parts.push(`${q}=${a}`);
-    }
-    return String(hash53(parts.join('\n')));
-  });
+  let known = answers.get(m);
+  if (!known) answers.set(m, (known = new Map()));
+  return answerReads(d, source, (row) => statementAt(m.root, row)?.text, known, (map, key) => answer(m, map, key, constGlobals));
 }
 
 function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => string): string {
@@ -110,6 +79,6 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
     }
     default:
       // A read this function cannot answer: never the same (the kernel is analysed again).
-      return `?${++unanswerable}`;
+      return unanswered();
   }
 }
