@@ -201,7 +201,8 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, s
     cache,
     'cuda',
     'block',
-    file.kernels.map((def) => {
+    // One launch of a pipeline: only its kernel's job (the driver would take only it anyway).
+    (ctx.user.launch ? file.kernels.filter((k) => k.name === ctx.user.launch!.kernel) : file.kernels).map((def) => {
       const own = def.template ?? def.node;
       return {
         key: [own.text, lineOf(own), context].join('\0'),

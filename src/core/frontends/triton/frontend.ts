@@ -298,7 +298,9 @@ export const tritonFrontend: Frontend = (ctx) => {
   // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
   const reads = { root: m.root, fingerprint: (d: Deps) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m))) };
   const imports = JSON.stringify([...recordInto(undefined, () => [...m.imports])]);
-  const jobs: KernelJob[] = found.kernels.map((k) => {
+  // One launch of a pipeline: only its kernel's job (the driver would take only it anyway).
+  const wanted = ctx.user.launch ? found.kernels.filter((k) => k.name === ctx.user.launch!.kernel) : found.kernels;
+  const jobs: KernelJob[] = wanted.map((k) => {
     const launches = m.launches.filter((l) => l.kernel === k.name).map((l) => `${l.line}:${l.node.text}`);
     const own = k.node.parent?.type === 'decorated_definition' ? k.node.parent.text : k.node.text;
     return {
