@@ -101,7 +101,8 @@ export class SyntaxNode {
   readonly id: number;
   /** @internal Where the tree-sitter node starts in the text it was parsed from. */
   readonly rawStart: number;
-  readonly startPosition: Point;
+  /** @internal Where the tree-sitter node starts, as its tree was parsed. */
+  readonly rawStartPosition: Point;
   /**
    * @internal On a top-level statement carried over after an edit before it
    * that changed the text's length (typing on a line above): how far its text
@@ -109,6 +110,8 @@ export class SyntaxNode {
    * its indices.
    */
   shift = 0;
+  /** @internal On a carried top-level statement: how many rows it moved since its tree was parsed (lines added or removed above). */
+  rowShift = 0;
   private _type: string | undefined;
   private _text: string | undefined;
   private _endIndex = -1;
@@ -132,7 +135,18 @@ export class SyntaxNode {
   ) {
     this.id = ts.id;
     this.rawStart = ts.startIndex;
-    this.startPosition = ts.startPosition;
+    this.rawStartPosition = ts.startPosition;
+  }
+
+  /** How many rows this node moved since its tree was parsed (its statement's row shift). */
+  private rowOffset(): number {
+    const top = this._top !== undefined ? this._top : this.topNode();
+    return top ? top.rowShift : 0;
+  }
+
+  get startPosition(): Point {
+    const rows = this.rowOffset();
+    return rows === 0 ? this.rawStartPosition : { row: this.rawStartPosition.row + rows, column: this.rawStartPosition.column };
   }
 
   /** How far this node's text moved since its tree was parsed (its statement's shift). */
@@ -162,7 +176,9 @@ export class SyntaxNode {
   }
 
   get endPosition(): Point {
-    return (this._endPosition ??= this.ts.endPosition);
+    const end = (this._endPosition ??= this.ts.endPosition);
+    const rows = this.rowOffset();
+    return rows === 0 ? end : { row: end.row + rows, column: end.column };
   }
 
   get text(): string {
@@ -397,6 +413,13 @@ export function reusable(tree: Tree): boolean {
   return (views.get(tree)?.donors.size ?? 0) < MAX_DONORS;
 }
 
+/** Lines in a text (newlines + 1). */
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 function carryOver(before: TreeView, view: TreeView): void {
   // The earlier tree was edited (its root may be a new copy): its root is the one its view made.
   const oldRoot = before.root;
@@ -405,11 +428,12 @@ function carryOver(before: TreeView, view: TreeView): void {
   const rawRoot = view.tree.rootNode;
   const byStart = new Map<number, SyntaxNode>();
   for (const o of oldTop) byStart.set(o.startIndex, o);
-  // Statements after the edit moved by the change in length (typing on a line above keeps their rows).
+  // Statements after the edit moved by the change in length, and by the change in line count.
   const moved = view.source.length - before.source.length;
+  const movedRows = lineCount(view.source) - lineCount(before.source);
   const source = view.source;
   // First which statements are the same; nothing of the view changes unless some are carried.
-  const pairs: [TsNode, SyntaxNode | undefined, number][] = [];
+  const pairs: [TsNode, SyntaxNode | undefined, number, number][] = [];
   const donors = new Set<Tree>([view.tree]);
   for (const c of rawRoot.children) {
     if (!c) continue;
@@ -418,12 +442,14 @@ function carryOver(before: TreeView, view: TreeView): void {
     // text stands, so everything its nodes remember holds; their indices move with it (`shift`).
     let found: SyntaxNode | undefined;
     let by = 0;
+    let byRows = 0;
     for (const d of moved === 0 ? [0] : [0, moved]) {
       const o = byStart.get(c.startIndex - d);
+      const rows = d === 0 ? 0 : movedRows;
       if (
         o !== undefined &&
         !o.hasError &&
-        o.startPosition.row === c.startPosition.row &&
+        o.startPosition.row + rows === c.startPosition.row &&
         o.startPosition.column === c.startPosition.column &&
         o.endIndex + d === c.endIndex &&
         o.type === c.type &&
@@ -431,19 +457,21 @@ function carryOver(before: TreeView, view: TreeView): void {
       ) {
         found = o;
         by = d;
+        byRows = rows;
         break;
       }
     }
-    pairs.push([c, found, by]);
+    pairs.push([c, found, by, byRows]);
     if (found) donors.add(found.handleTree);
   }
   const carried = pairs.filter(([, o]) => o !== undefined).map(([, o]) => o!);
   if (carried.length === 0) return;
   const root = (view.root = view.of(rawRoot));
   const top: SyntaxNode[] = [];
-  for (const [c, o, by] of pairs) {
+  for (const [c, o, by, byRows] of pairs) {
     if (o) {
       o.shift += by;
+      o.rowShift += byRows;
       view.nodes.set(c.id, o);
       top.push(o);
     } else top.push(view.of(c));
