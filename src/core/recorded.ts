@@ -1,6 +1,6 @@
 /**
  * Maps and sets that record each look-up while a kernel's reads are recorded
- * (src/core/deps.ts): the module scan's (Triton `recordedModule`, CUDA `FileInfo`).
+ * (src/core/deps.ts): the file scan's (Triton `scanModule` and `withForeign`, CUDA `FileInfo`).
  */
 import { recording } from './deps';
 

@@ -57,16 +57,7 @@ class TreeView {
 
   /** The carried node that stands for `n` (same place, same type), when `n` lies in a carried statement. */
   private inCarried(n: TsNode): SyntaxNode | undefined {
-    let lo = 0;
-    let hi = this.carried.length - 1;
-    let at = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.carried[mid].startIndex <= n.startIndex) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const at = lastStartingBy(this.carried, n.startIndex, (c) => c.startIndex);
     if (at < 0) return undefined;
     let cur = this.carried[at];
     if (n.startIndex >= cur.endIndex) return undefined;
@@ -129,8 +120,8 @@ export class SyntaxNode {
   private _top: SyntaxNode | null | undefined;
 
   constructor(
-    /** @internal Re-pointed when the node is carried into the view of a re-parsed tree. */
-    public view: TreeView,
+    /** @internal The view that made the node (a carried node keeps its own: its handle is of that view's tree). */
+    readonly view: TreeView,
     private readonly ts: TsNode,
   ) {
     this.id = ts.id;
@@ -140,8 +131,12 @@ export class SyntaxNode {
 
   /** How many rows this node moved since its tree was parsed (its statement's row shift). */
   private rowOffset(): number {
-    const top = this._top !== undefined ? this._top : this.topNode();
-    return top ? top.rowShift : 0;
+    return this.statement()?.rowShift ?? 0;
+  }
+
+  /** The top-level statement this node is in, from the cache when known. */
+  private statement(): SyntaxNode | null {
+    return this._top !== undefined ? this._top : this.topNode();
   }
 
   get startPosition(): Point {
@@ -151,8 +146,7 @@ export class SyntaxNode {
 
   /** How far this node's text moved since its tree was parsed (its statement's shift). */
   private offset(): number {
-    const top = this._top !== undefined ? this._top : this.topNode();
-    return top ? top.shift : 0;
+    return this.statement()?.shift ?? 0;
   }
 
   get startIndex(): number {
@@ -430,7 +424,7 @@ function carryOver(before: TreeView, view: TreeView): void {
   for (const o of oldTop) byStart.set(o.startIndex, o);
   // Statements after the edit moved by the change in length, and by the change in line count.
   const moved = view.source.length - before.source.length;
-  const movedRows = lineCount(view.source) - lineCount(before.source);
+  const movedRows = moved === 0 ? 0 : lineCount(view.source) - lineCount(before.source);
   const source = view.source;
   // First which statements are the same; nothing of the view changes unless some are carried.
   const pairs: [TsNode, SyntaxNode | undefined, number, number][] = [];
@@ -494,34 +488,26 @@ function prune(before: TreeView, carried: SyntaxNode[]): void {
   // older view keeps the dead nodes of its statements edited since, until none of its statements is
   // carried any more and it goes with its tree (at most MAX_DONORS of them): walking its whole map on
   // every edit cost more than they hold.
-  const origins = new Set<TreeView>([before]);
-  const kept = new Map<TreeView, (readonly [number, number])[]>();
-  for (const c of carried) {
-    const spans = kept.get(c.view) ?? [];
-    spans.push([c.startIndex, c.endIndex]);
-    kept.set(c.view, spans);
+  const spans = carried.filter((c) => c.view === before).map((c) => [c.startIndex, c.endIndex] as const);
+  for (const [id, n] of before.nodes) {
+    const at = lastStartingBy(spans, n.startIndex, (span) => span[0]);
+    if (at < 0 || n.startIndex >= spans[at][1] || n.endIndex > spans[at][1]) before.nodes.delete(id);
   }
-  for (const w of origins) {
-    const spans = kept.get(w);
-    if (!spans) {
-      w.nodes.clear();
-      continue;
-    }
-    spans.sort((a, b) => a[0] - b[0]);
-    for (const [id, n] of w.nodes) {
-      let lo = 0;
-      let hi = spans.length - 1;
-      let at = -1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (spans[mid][0] <= n.startIndex) {
-          at = mid;
-          lo = mid + 1;
-        } else hi = mid - 1;
-      }
-      if (at < 0 || n.startIndex >= spans[at][1] || n.endIndex > spans[at][1]) w.nodes.delete(id);
-    }
+}
+
+/** The index of the last of `sorted` (by `start`) that starts at or before `x`; -1 for none. */
+function lastStartingBy<T>(sorted: readonly T[], x: number, start: (t: T) => number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let at = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (start(sorted[mid]) <= x) {
+      at = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
+  return at;
 }
 
 /**

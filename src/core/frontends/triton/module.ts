@@ -95,9 +95,10 @@ export interface ModuleInfo {
  */
 export function withForeign(m: ModuleInfo, foreign: ModuleInfo[]): ModuleInfo {
   if (foreign.length === 0) return m;
-  const imports = new Map<string, string>();
-  const functions = new Map<string, FnInfo>();
-  const globals = new Map<string, Node>();
+  // Maps that record a kernel's look-ups (deps.ts), as the scan's are.
+  const imports = new RecordedMap<string, string>('imports');
+  const functions = new RecordedMap<string, FnInfo>('functions');
+  const globals = new RecordedMap<string, Node>('foreignGlobals');
   for (const f of foreign) {
     for (const [k, v] of f.imports) if (!imports.has(k)) imports.set(k, v);
     // `if hasattr(tl, 'x'): x = tl.x  else: @triton.jit def x(…)` (a fallback for old Triton): the library's is the one that runs.
@@ -108,29 +109,14 @@ export function withForeign(m: ModuleInfo, foreign: ModuleInfo[]): ModuleInfo {
   for (const [k, v] of m.imports) imports.set(k, v);
   for (const [k, v] of m.functions) functions.set(k, v);
   for (const k of m.globals.keys()) globals.delete(k);
-  const out: ModuleInfo = { ...m, imports, functions, fnAliases: new Map(m.fnAliases), foreignGlobals: globals };
+  const out: ModuleInfo = { ...m, imports, functions, fnAliases: new RecordedMap('fnAliases', m.fnAliases), foreignGlobals: globals };
   for (const f of foreign) for (const [k, v] of f.fnAliases) if (!out.fnAliases.has(k) && functions.has(v)) out.fnAliases.set(k, v);
   // `from .utils import _silu as silu`: the alias of a helper another module defines.
   for (const [local, path] of m.imports) {
     const last = path.split('.').pop()!;
     if (local !== last && !m.functions.has(local) && functions.get(last)?.isJit) out.fnAliases.set(local, last);
   }
-  return recordedModule(out);
-}
-
-/** The scan with every map and set recording its look-ups (made once the scan is complete). */
-export function recordedModule(m: ModuleInfo): ModuleInfo {
-  return {
-    ...m,
-    imports: new RecordedMap('imports', m.imports),
-    globals: new RecordedMap('globals', m.globals),
-    functions: new RecordedMap('functions', m.functions),
-    fnAliases: new RecordedMap('fnAliases', m.fnAliases),
-    calledNames: new RecordedSet('calledNames', m.calledNames),
-    combineFns: new RecordedSet('combineFns', m.combineFns),
-    hostCalls: new RecordedMap('hostCalls', m.hostCalls),
-    ...(m.foreignGlobals ? { foreignGlobals: new RecordedMap('foreignGlobals', m.foreignGlobals) } : {}),
-  };
+  return out;
 }
 
 /** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
@@ -229,7 +215,18 @@ export interface PendingScan {
 export function scanModule(root: Node, budget: Budget): ModuleInfo;
 export function scanModule(root: Node, budget: Budget, sliced: true): ModuleInfo | PendingScan;
 export function scanModule(root: Node, budget: Budget, sliced = false): ModuleInfo | PendingScan {
-  const m: ModuleInfo = { imports: new Map(), globals: new Map(), functions: new Map(), fnAliases: new Map(), launches: [], calledNames: new Set(), combineFns: new Set(), hostCalls: new Map(), root };
+  // Its maps and sets record each look-up while a kernel's reads are recorded (deps.ts); none is while scanning.
+  const m: ModuleInfo = {
+    imports: new RecordedMap('imports'),
+    globals: new RecordedMap('globals'),
+    functions: new RecordedMap('functions'),
+    fnAliases: new RecordedMap('fnAliases'),
+    launches: [],
+    calledNames: new RecordedSet('calledNames'),
+    combineFns: new RecordedSet('combineFns'),
+    hostCalls: new RecordedMap('hostCalls'),
+    root,
+  };
   const top = named(root);
   // Definitions also hide in module-level `if`/`try`/`with` blocks (`if HAS_TRITON:`).
   const statements: Node[] = [];
@@ -309,8 +306,7 @@ export function scanModule(root: Node, budget: Budget, sliced = false): ModuleIn
   const sites = callSites(root, sliced ? budget : undefined);
   if (typeof sites === 'number') return { pending: read + sites, of: read + root.namedChildCount };
   findLaunches(root, m, budget, sites);
-  // Look-ups in the finished scan are recorded while a kernel is analysed (deps.ts).
-  return recordedModule(m);
+  return m;
 }
 
 /**
