@@ -19,6 +19,7 @@ import * as fs from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
 import { editInside, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
 import { fixtures, loadParsers } from './check';
+import { tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 
 const ROOT = path.join(__dirname, '..');
 const H100 = findGpu('h100-sxm')!;
@@ -165,6 +166,45 @@ describe('incremental analysis equals a cold one after every edit', function () 
       assert.ok(compared > 100, `${compared} versions compared`);
     });
   }
+
+  /**
+   * The launch pipelines are kept with what they read: an edit inside a
+   * kernel's body reuses them; an edit of a kernel's parameters, of a
+   * launcher, of the pipeline function, or one that moves a call into or out
+   * of a host function rebuilds them, and every version equals a cold one.
+   */
+  it('triton: launch pipelines reused after edits they did not read, rebuilt after the others', () => {
+    const f = path.join(__dirname, 'fixtures', 'triton', 'pipeline_forward.py');
+    const src = fs.readFileSync(f, 'utf8');
+    const edits: [string, string, boolean][] = [
+      // [find, replace, reused]
+      ['ms = tl.sum(x * x, axis=0) / N', 'ms = tl.sum(x * x, axis=0) / N + 0.0', true],
+      ['acc += tl.dot(a, b)', 'acc += tl.dot(a, b) * 1.0', true],
+      ['def add_kernel(x_ptr, y_ptr, out_ptr, n,', 'def add_kernel(x_ptr, y_ptr, o_ptr, n,', false],
+      ['BM=128, BN=128, BK=32)', 'BM=128, BN=128, BK=64)', false],
+      ['    h = rmsnorm(x, w_norm)\n', '    h = rmsnorm(x, w_norm)\n    h = rmsnorm(h, w_norm)\n', false],
+      ['    return out\n', '    return out\n\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
+      ['\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', '\n    add_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
+    ];
+    const texts: string[] = [];
+    let cur = src;
+    for (const [from, to] of edits) {
+      assert.ok(cur.includes(from), `the fixture has ${from}`);
+      cur = cur.replace(from, to);
+      texts.push(cur);
+    }
+    warmEqualsCold(parsers, 'pipelines.py', [src], texts, (i) => `edit ${i + 1}: ${edits[i][0]}`);
+    // Again on warm caches, counting what was reused.
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'pipelines.py' });
+    texts.forEach((t, i) => {
+      const before = tritonPipelineStats();
+      const r = analyzeSource(t, parsers, { gpu: H100, path: 'pipelines.py' });
+      const after = tritonPipelineStats();
+      assert.ok(r.pipelines?.length, `edit ${i + 1}: a pipeline`);
+      assert.equal(after.reused - before.reused, edits[i][2] ? 1 : 0, `edit ${i + 1} (${edits[i][0]}): pipelines ${edits[i][2] ? 'reused' : 'rebuilt'}`);
+    });
+  });
 
   /**
    * After a long run of edits (each analysed, so each view read only what the

@@ -57,6 +57,21 @@ describe('pipelines', () => {
     assert.match(pipelineLens(pl, gpu.name), /no launch has numbers/);
   });
 
+  it('CUDA: each launch is analysed for the selected GPU (`__CUDA_ARCH__`), as the kernel itself is', async () => {
+    const p = await loadParsers();
+    const src = fs
+      .readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'pipeline_layers.cu'), 'utf8')
+      .replace('  if (i < n) out[i] = a[i] + b[i];', '#if __CUDA_ARCH__ >= 900\n  if (i < n) out[i] = a[i] + b[i] + 1.0f;\n#else\n  if (i < n) out[i] = a[i] + b[i];\n#endif');
+    // n = 4096 × 1024 elements; sm_90 takes two adds per element, sm_80 one.
+    for (const [id, perElement] of [['h100-sxm', 2], ['a100-sxm', 1]] as const) {
+      const g = findGpu(id)!;
+      const r = analyzeSource(src, p, { gpu: g, path: `arch-${id}.cu` });
+      assert.equal(r.kernels.find((k) => k.name === 'residual_add_kernel')!.perUnit!.flops, 256 * perElement, `${id}: the kernel`);
+      const add = r.pipelines!.find((x) => x.name === 'forward')!.launches.find((l) => l.kernel === 'residual_add_kernel')!;
+      assert.equal(add.flops, 4096 * 1024 * perElement, `${id}: its launch in the pipeline`);
+    }
+  });
+
   it('diff reports a pipeline whose total time bound changed', async () => {
     const p = await loadParsers();
     const a = fs.readFileSync(FIXTURE, 'utf8');

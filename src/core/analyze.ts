@@ -22,7 +22,7 @@ import type { Parsers } from './parsers';
 import type { AnalysisReport, FileReport, KernelReport } from './report/types';
 import { readPragmas } from './bindings';
 import { Budget } from './budget';
-import { clearTritonCache, tritonFrontend } from './frontends/triton/frontend';
+import { clearTritonCache, forgetTritonFile, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache, forgetTree } from './parsers';
 import { clearCudaCache, cudaFrontend, forgetCudaFile } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
@@ -87,6 +87,7 @@ export function clearCaches(): void {
 export function forgetDocument(path: string): void {
   forgetTree(path);
   forgetCudaFile(path);
+  forgetTritonFile(path);
 }
 
 const FRONTENDS: Record<Language, Frontend> = {
@@ -193,7 +194,7 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
     let out: LaunchAnalysis;
     try {
       const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
-      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, ...(opts.related ? { related: opts.related } : {}) });
+      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, ...(opts.related ? { related: opts.related } : {}) });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else {

@@ -94,28 +94,41 @@ export function unanswered(): string {
   return `?${++unanswerable}`;
 }
 
+/** Hashes of top-level statements' texts, kept with the statement (a statement carried over after an edit keeps it). */
+const statementHashes = new WeakMap<object, string>();
+
+function statementHash(st: { text: string }): string {
+  let h = statementHashes.get(st);
+  if (h === undefined) statementHashes.set(st, (h = hash53(st.text)));
+  return h;
+}
+
 /**
  * Every read of `d` answered on the file as it is, as one hash: equal for two
  * versions of a file when the kernel would read the same there. `statement`
- * gives the text of the own file's top-level statement starting at a row;
- * `answer` a frontend's answer to a query (`map:key`), kept in `known` (one
- * map per scan: a scan never changes, and a file's kernels share most reads).
+ * gives the own file's top-level statement starting at a row (its text's hash
+ * is kept with it); `answer` a frontend's answer to a query (`map:key`), kept
+ * hashed in `known` (one map per scan: a scan never changes, and a file's
+ * kernels share most reads).
  */
-export function answerReads(d: Deps, source: string, statement: (row: number) => string | undefined, known: Map<string, string>, answer: (map: string, key: string) => string): string {
+export function answerReads(d: Deps, source: string, statement: (row: number) => { text: string } | undefined, known: Map<string, string>, answer: (map: string, key: string) => string): string {
   return recordInto(undefined, () => {
     if (d.whole) return `whole:${hash53(source)}`;
     const parts: string[] = [];
-    for (const row of [...d.rows].sort((a, b) => a - b)) parts.push(`@${row}=${statement(row) ?? '\u2205'}`);
+    for (const row of [...d.rows].sort((a, b) => a - b)) {
+      const st = statement(row);
+      parts.push(`@${row}=${st ? statementHash(st) : '\u2205'}`);
+    }
     for (const q of [...d.queries].sort()) {
       let a = known.get(q);
       if (a === undefined) {
         const colon = q.indexOf(':');
-        a = answer(q.slice(0, colon), q.slice(colon + 1));
-        if (!a.startsWith('?')) known.set(q, a);
+        const raw = answer(q.slice(0, colon), q.slice(colon + 1));
+        a = raw.startsWith('?') ? raw : hash53(raw);
+        if (!raw.startsWith('?')) known.set(q, a);
       }
       parts.push(`${q}=${a}`);
     }
     return String(hash53(parts.join('\n')));
   });
 }
-

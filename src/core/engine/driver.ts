@@ -167,3 +167,47 @@ export function failedKernel(job: Pick<KernelJob, 'name' | 'line' | 'range'>, la
     failed: true,
   };
 }
+
+/**
+ * A result computed from the whole file besides its kernels (the launch
+ * pipelines), kept per path with the reads that made it (src/core/deps.ts)
+ * and reused while every read answers the same: an edit inside a kernel, or
+ * in host code the result never read, does not rebuild it.
+ */
+export class ReadsMemo<T> {
+  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: string }>();
+  /** Values taken from the memo and values computed (tests read them). */
+  readonly stats = { reused: 0, computed: 0 };
+  constructor(private readonly max = 64) {}
+
+  /**
+   * The value for `path` (and `key`, the inputs besides the file): the kept
+   * one when `fingerprint` answers its reads as before, else `compute`'s,
+   * recorded; kept only when `complete` says nothing cut it short.
+   */
+  get(path: string, key: string, root: object, fingerprint: (d: Deps) => string, compute: () => T, complete: () => boolean): T {
+    const hit = this.map.get(path);
+    if (hit && hit.key === key && fingerprint(hit.deps) === hit.answers) {
+      this.stats.reused++;
+      return hit.value;
+    }
+    this.stats.computed++;
+    const reads = new Deps(root);
+    const value = recordInto(reads, compute);
+    reads.done();
+    this.map.delete(path);
+    if (complete()) {
+      this.map.set(path, { key, value, deps: reads, answers: fingerprint(reads) });
+      while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+    }
+    return value;
+  }
+
+  forget(path: string): void {
+    this.map.delete(path);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}

@@ -39,7 +39,7 @@ const answers = new WeakMap<FileInfo, Map<string, string>>();
 export function fingerprint(file: FileInfo, d: Deps, source: string): string {
   let known = answers.get(file);
   if (!known) answers.set(file, (known = new Map()));
-  return answerReads(d, source, (row) => statementAt(file.root, row)?.text, known, (map, key) => answer(file, map, key));
+  return answerReads(d, source, (row) => statementAt(file.root, row), known, (map, key) => answer(file, map, key));
 }
 
 function answer(file: FileInfo, map: string, key: string): string {

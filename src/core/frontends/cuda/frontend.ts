@@ -152,9 +152,15 @@ function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers 
   return scan;
 }
 
+/** The last text respelled and its result (a pipeline's launches are analysed on the same text). */
+let lastSpelled: { from: string; to: string } | undefined;
+
 function spellAlignas(source: string): string {
+  if (lastSpelled?.from === source) return lastSpelled.to;
   if (!source.includes('__align__') || /#\s*define\s+__align__/.test(source)) return source;
-  return source.replace(/\b__align__(?=\s*\()/g, 'alignas  ');
+  const to = source.replace(/\b__align__(?=\s*\()/g, 'alignas  ');
+  lastSpelled = { from: source, to };
+  return to;
 }
 
 /**

@@ -43,7 +43,7 @@ export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node]
 export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string): string {
   let known = answers.get(m);
   if (!known) answers.set(m, (known = new Map()));
-  return answerReads(d, source, (row) => statementAt(m.root, row)?.text, known, (map, key) => answer(m, map, key, constGlobals));
+  return answerReads(d, source, (row) => statementAt(m.root, row), known, (map, key) => answer(m, map, key, constGlobals));
 }
 
 function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => string): string {
@@ -72,6 +72,16 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
       const calls = (list: Node[] | undefined) => (list ?? []).map((c) => nodeAnswer(c)).join(';');
       return all ? mapEntries(m.hostCalls).map(([k, l]) => `${k}=${calls(l)}`).join('\n') : calls(mapGet(m.hostCalls, key));
     }
+    case 'fnIndex':
+      // Every function's name, kind and extent (what finds the functions that launch kernels).
+      return mapEntries(m.functions).map(([k, f]) => `${k}:${f.line}-${f.node.endPosition.row}:${f.isJit ? 'jit' : ''}`).join('\n') || NONE;
+    case 'params': {
+      const f = mapGet(m.functions, key);
+      return f ? f.params.map((p) => p.name).join(',') : NONE;
+    }
+    case 'launches':
+      // Every launch site of the file (the launch pipelines walk them all).
+      return m.launches.map((l) => `${l.line}:${l.kernel}:${l.node.text}`).join('\n') || NONE;
     case 'calledNames':
     case 'combineFns': {
       const s = map === 'calledNames' ? m.calledNames : m.combineFns;

@@ -11,10 +11,10 @@
 import { hash53 } from '../../hash';
 import type { Tree } from 'web-tree-sitter';
 import { syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
-import { deferPipelines, KernelCache, runKernels, type KernelJob } from '../../engine/driver';
+import { deferPipelines, KernelCache, ReadsMemo, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
-import type { Diagnostic, FileIR, KernelIR } from '../../ir';
+import type { Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
 import { assumption, say, type Assumption } from '../../messages';
 import { parseCached } from '../../parsers';
 import { evaluate, mul, num, sym, type Expr } from '../../sym/expr';
@@ -203,6 +203,20 @@ function hostEnvOf(m: ModuleInfo, ctx: FrontendContext): HostEnv {
 
 export function clearTritonCache(): void {
   cache.clear();
+  pipelineMemo.clear();
+}
+
+/** Forgets a document's launch pipelines (a batch run, after each file). */
+export function forgetTritonFile(path: string): void {
+  pipelineMemo.forget(path);
+}
+
+/** The launch pipelines of each file, reused while what they read answers the same. */
+const pipelineMemo = new ReadsMemo<HostPipelineFact[]>();
+
+/** How often the launch pipelines were reused and rebuilt (tests). */
+export function tritonPipelineStats(): { reused: number; computed: number } {
+  return { ...pipelineMemo.stats };
 }
 
 interface Scan {
@@ -318,7 +332,8 @@ export const tritonFrontend: Frontend = (ctx) => {
   // past the time slice, in the next call.
   const defer = !r.incomplete && deferPipelines(ctx, r);
   if (!ctx.user.launch && !r.incomplete && !defer) {
-    const pipelines = tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget);
+    const ownReads = (d: Deps) => fingerprint(own, d, ctx.source, () => constGlobalsAnswer(constGlobals(own)));
+    const pipelines = pipelineMemo.get(ctx.path ?? '<input>', '', own.root, ownReads, () => tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget), () => !ctx.budget.fileTruncated && !ctx.budget.expired);
     if (pipelines.length) file.pipelines = pipelines;
   }
   file.diagnostics.push(...r.diagnostics);

@@ -13,6 +13,7 @@ import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import type { HostLaunchFact, HostPipelineFact } from '../../ir';
 import { pipelineText } from '../../messages';
+import { noteQuery } from '../../deps';
 import { evaluate } from '../../sym/expr';
 import { hostTruth, type FnInfo, type HostValue, type ModuleInfo } from './module';
 import { toLite, type Frame, type HostEnv } from './host';
@@ -35,19 +36,36 @@ const MAX_LAUNCHES = 200;
 
 export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): HostPipelineFact[] {
   const out: HostPipelineFact[] = [];
+  // What the pipelines read of the file's scan (src/core/deps.ts): every launch site, the functions' names,
+  // kinds and extents (not the kernels' bodies: of a launched kernel only its parameters), the host calls.
+  noteQuery('launches:*');
+  noteQuery('fnIndex:*');
+  const fnGet = (name: string): FnInfo | undefined => Map.prototype.get.call(m.functions, name) as FnInfo | undefined;
+  const fnAll = [...(Map.prototype.values.call(m.functions) as Iterable<FnInfo>)];
   const launchesBy = new Map<number, (typeof m.launches)[number]>();
   for (const l of m.launches) launchesBy.set(l.node.id, l);
+  // Launch sites and host calls by where they start, so a function finds those inside it by two binary searches.
+  const launchStarts = m.launches.map((l) => [l.node.startIndex, l.node.endIndex] as const).sort((a, b) => a[0] - b[0]);
+  const callStarts: (readonly [number, number, string])[] = [];
+  for (const [name, calls] of m.hostCalls) for (const c of calls) callStarts.push([c.startIndex, c.endIndex, name]);
+  callStarts.sort((a, b) => a[0] - b[0]);
+  const inside = <T extends readonly [number, number, ...unknown[]]>(sorted: readonly T[], fn: FnInfo): T[] => {
+    const lo = firstFrom(sorted, fn.node.startIndex);
+    const out: T[] = [];
+    for (let i = lo; i < sorted.length && sorted[i][0] < fn.node.endIndex; i++) if (sorted[i][1] <= fn.node.endIndex) out.push(sorted[i]);
+    return out;
+  };
   const reaches = new Map<string, boolean>();
   const launchesIn = (fn: FnInfo, depth: number): boolean => {
     const hit = reaches.get(fn.name);
     if (hit !== undefined) return hit;
     if (depth > MAX_DEPTH) return false;
     reaches.set(fn.name, false);
-    let r = m.launches.some((l) => l.node.startIndex >= fn.node.startIndex && l.node.endIndex <= fn.node.endIndex);
+    let r = inside(launchStarts, fn).length > 0;
     if (!r)
-      for (const [name, calls] of m.hostCalls) {
-        const g = m.functions.get(name);
-        if (g && g !== fn && calls.some((c) => c.startIndex >= fn.node.startIndex && c.endIndex <= fn.node.endIndex) && launchesIn(g, depth + 1)) {
+      for (const [, , name] of inside(callStarts, fn)) {
+        const g = fnGet(name);
+        if (g && g !== fn && launchesIn(g, depth + 1)) {
           r = true;
           break;
         }
@@ -187,7 +205,8 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
   const call = (n: Node, w: Walk, launches: HostLaunchFact[], returns: Map<number, string>): void => {
     const l = launchesBy.get(n.id);
     if (l) {
-      const k = m.functions.get(l.kernel)!;
+      const k = fnGet(l.kernel)!;
+      noteQuery(`params:${l.kernel}`);
       const tensors: Record<string, string> = {};
       const splat = l.pos.findIndex((x) => x.type === 'list_splat' || x.type === 'dictionary_splat');
       k.params.forEach((p, i) => {
@@ -217,7 +236,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
       return;
     }
     const fname = field(n, 'function');
-    const g = fname?.type === 'identifier' ? m.functions.get(fname.text) : undefined;
+    const g = fname?.type === 'identifier' ? fnGet(fname.text) : undefined;
     if (!g || g.isJit || w.depth >= MAX_DEPTH || !launchesIn(g, 0)) return;
     const scope = host.scopeAt(w.frame, line(n));
     const args: Map<string, HostValue> = host.argsOf(g, n, scope, 0);
@@ -242,7 +261,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
     if (inner.ret) returns.set(n.id, inner.ret);
   };
 
-  for (const fn of m.functions.values()) {
+  for (const fn of fnAll) {
     if (budget.spent()) break;
     if (fn.isJit || !launchesIn(fn, 0)) continue;
     const launches: HostLaunchFact[] = [];
@@ -254,7 +273,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
     const calls = new Set(launches.map((l) => l.callLine));
     if (calls.size === 1 && launches.every((l) => l.via) && launches.some((l) => l.callLine !== l.line)) {
       const via = launches[0].via!;
-      const g = m.functions.get(via);
+      const g = fnGet(via);
       if (g && launches.every((l) => l.via === via)) continue;
     }
     out.push({ name: fn.name, line: fn.line, endLine: fn.node.endPosition.row + 1, launches, ...(launches.length >= MAX_LAUNCHES ? { notes: [pipelineText('truncatedNote', MAX_LAUNCHES)] } : {}) });
@@ -265,4 +284,16 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
 function shortText(n: Node | null): string {
   const t = (n?.text ?? '').replace(/\s+/g, ' ');
   return t.length > 40 ? t.slice(0, 39) + '…' : t;
+}
+
+/** The index of the first of `sorted` (by start) that starts at or after `x`. */
+function firstFrom(sorted: readonly (readonly [number, ...unknown[]])[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid][0] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
