@@ -482,14 +482,43 @@ const moduleIndex = new WeakMap<Node, Map<string, Assign[]>>();
 export function moduleAssigns(root: Node): Map<string, Assign[]> {
   let out = moduleIndex.get(root);
   if (!out) {
-    out = recordInto(undefined, () => assignIndex(root));
+    out = recordInto(undefined, () => {
+      // Per top-level statement, kept with it while it stays on its row (a statement carried over after an
+      // edit elsewhere is not walked again): an edit re-indexes only the statements it touched.
+      const all = new Map<string, Assign[]>();
+      for (const st of root.namedChildren) {
+        if (!st) continue;
+        for (const [name, list] of statementAssigns(root, st)) {
+          const have = all.get(name);
+          if (have) have.push(...list);
+          else all.set(name, [...list]);
+        }
+      }
+      return all;
+    });
     moduleIndex.set(root, out);
   }
   return out;
 }
 
-/** Assignments `name = …` (and tuple unpacking) in a frame's own code, by name, in line order. */
-function assignIndex(scope: Node): Map<string, Assign[]> {
+/** The module-level assignments of one top-level statement, with the row they were read at. */
+const statementIndex = new WeakMap<Node, { row: number; index: Map<string, Assign[]> }>();
+
+function statementAssigns(root: Node, st: Node): Map<string, Assign[]> {
+  const row = st.startPosition.row;
+  const hit = statementIndex.get(st);
+  if (hit && hit.row === row) return hit.index;
+  const index = assignIndex(root, st);
+  statementIndex.set(st, { row, index });
+  return index;
+}
+
+/**
+ * Assignments `name = …` (and tuple unpacking) in a frame's own code, by name,
+ * in line order; with `from`, only those of that part of the frame (one
+ * top-level statement of a module).
+ */
+function assignIndex(scope: Node, from?: Node): Map<string, Assign[]> {
   {
     const out = new Map<string, Assign[]>();
     const put = (name: string, a: Assign) => {
@@ -518,7 +547,8 @@ function assignIndex(scope: Node): Map<string, Assign[]> {
       if ((n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') && n.id !== scope.id) return;
       for (const c of n.namedChildren) if (c) visit(c, depth + 1);
     };
-    visit(scope, 0);
+    if (from) visit(from, 1);
+    else visit(scope, 0);
     return out;
   }
 }
