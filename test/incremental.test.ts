@@ -20,6 +20,7 @@ import type { Parser } from 'web-tree-sitter';
 import { editInside, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
 import { fixtures, loadParsers } from './check';
 import { tritonPipelineStats } from '../src/core/frontends/triton/frontend';
+import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
 
 const ROOT = path.join(__dirname, '..');
 const H100 = findGpu('h100-sxm')!;
@@ -173,19 +174,13 @@ describe('incremental analysis equals a cold one after every edit', function () 
    * launcher, of the pipeline function, or one that moves a call into or out
    * of a host function rebuilds them, and every version equals a cold one.
    */
-  it('triton: launch pipelines reused after edits they did not read, rebuilt after the others', () => {
-    const f = path.join(__dirname, 'fixtures', 'triton', 'pipeline_forward.py');
-    const src = fs.readFileSync(f, 'utf8');
-    const edits: [string, string, boolean][] = [
-      // [find, replace, reused]
-      ['ms = tl.sum(x * x, axis=0) / N', 'ms = tl.sum(x * x, axis=0) / N + 0.0', true],
-      ['acc += tl.dot(a, b)', 'acc += tl.dot(a, b) * 1.0', true],
-      ['def add_kernel(x_ptr, y_ptr, out_ptr, n,', 'def add_kernel(x_ptr, y_ptr, o_ptr, n,', false],
-      ['BM=128, BN=128, BK=32)', 'BM=128, BN=128, BK=64)', false],
-      ['    h = rmsnorm(x, w_norm)\n', '    h = rmsnorm(x, w_norm)\n    h = rmsnorm(h, w_norm)\n', false],
-      ['    return out\n', '    return out\n\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
-      ['\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', '\n    add_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
-    ];
+  /**
+   * Edits of a pipeline fixture in turn, each equal to a cold analysis; then
+   * again on warm caches, counting whether the launch pipelines were reused
+   * (`reused` true) or rebuilt.
+   */
+  function pipelineEdits(file: string, name: string, edits: [string, string, boolean][], stats: () => { reused: number }): void {
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', file), 'utf8');
     const texts: string[] = [];
     let cur = src;
     for (const [from, to] of edits) {
@@ -193,17 +188,44 @@ describe('incremental analysis equals a cold one after every edit', function () 
       cur = cur.replace(from, to);
       texts.push(cur);
     }
-    warmEqualsCold(parsers, 'pipelines.py', [src], texts, (i) => `edit ${i + 1}: ${edits[i][0]}`);
-    // Again on warm caches, counting what was reused.
+    warmEqualsCold(parsers, name, [src], texts, (i) => `edit ${i + 1}: ${edits[i][0]}`);
     clearCaches();
-    analyzeSource(src, parsers, { gpu: H100, path: 'pipelines.py' });
+    analyzeSource(src, parsers, { gpu: H100, path: name });
     texts.forEach((t, i) => {
-      const before = tritonPipelineStats();
-      const r = analyzeSource(t, parsers, { gpu: H100, path: 'pipelines.py' });
-      const after = tritonPipelineStats();
+      const before = stats().reused;
+      const r = analyzeSource(t, parsers, { gpu: H100, path: name });
       assert.ok(r.pipelines?.length, `edit ${i + 1}: a pipeline`);
-      assert.equal(after.reused - before.reused, edits[i][2] ? 1 : 0, `edit ${i + 1} (${edits[i][0]}): pipelines ${edits[i][2] ? 'reused' : 'rebuilt'}`);
+      assert.equal(stats().reused - before, edits[i][2] ? 1 : 0, `edit ${i + 1} (${edits[i][0]}): pipelines ${edits[i][2] ? 'reused' : 'rebuilt'}`);
     });
+  }
+
+  /**
+   * The launch pipelines are kept with what they read: an edit inside a
+   * kernel's body reuses them; an edit of a kernel's parameters, of a
+   * launcher, of the pipeline function, or one that moves a call into or out
+   * of a host function rebuilds them.
+   */
+  it('triton: launch pipelines reused after edits they did not read, rebuilt after the others', () => {
+    pipelineEdits('triton/pipeline_forward.py', 'pipelines.py', [
+      ['ms = tl.sum(x * x, axis=0) / N', 'ms = tl.sum(x * x, axis=0) / N + 0.0', true],
+      ['acc += tl.dot(a, b)', 'acc += tl.dot(a, b) * 1.0', true],
+      ['def add_kernel(x_ptr, y_ptr, out_ptr, n,', 'def add_kernel(x_ptr, y_ptr, o_ptr, n,', false],
+      ['BM=128, BN=128, BK=32)', 'BM=128, BN=128, BK=64)', false],
+      ['    h = rmsnorm(x, w_norm)\n', '    h = rmsnorm(x, w_norm)\n    h = rmsnorm(h, w_norm)\n', false],
+      ['    return out\n', '    return out\n\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
+      ['\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', '\n    add_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
+    ], tritonPipelineStats);
+  });
+
+  it('cuda: launch pipelines reused after edits they did not read, rebuilt after the others', () => {
+    pipelineEdits('cuda/pipeline_layers.cu', 'pipelines.cu', [
+      ['    ss += v * v;', '    ss += v * v + 0.0f;', true],
+      ['  if (i < n) out[i] = a[i] + b[i];', '  if (i < n) out[i] = a[i] + b[i] * 1.0f;', true],
+      ['__global__ void residual_add_kernel(float* out, const float* a,', '__global__ void residual_add_kernel(float* o, const float* a,', false],
+      ['  dim3 block(16, 16);', '  dim3 block(16, 8);', false],
+      ['    rmsnorm(x, wn, h, rows, C);\n', '    rmsnorm(x, wn, h, rows, C);\n    rmsnorm(h, wn, h, rows, C);\n', false],
+      ['void matmul(const float* a,', '__device__ void matmul(const float* a,', false],
+    ], cudaPipelineStats);
   });
 
   /**

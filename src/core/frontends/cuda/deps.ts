@@ -8,7 +8,8 @@
 import { answerReads, unanswered, type Deps } from '../../deps';
 import { statementAt, SyntaxNode } from '../../syntax-tree';
 import type { FileInfo } from './file';
-import { callsAnswer } from './launch';
+import { callsAnswer, paramNames } from './launch';
+import { hostFunctions } from './pipeline';
 
 const NONE = '\u2205';
 
@@ -65,10 +66,18 @@ function answer(file: FileInfo, map: string, key: string): string {
       return file.helperText().includes(key) ? '1' : '0';
     case 'includes':
       return describe(file.includes.map((i) => [i.path, i.system, i.line]));
+    case 'kernelIndex':
+      return file.kernels.map((k) => `${k.name}@${(k.template ?? k.node).startPosition.row}-${k.node.endPosition.row}`).join(';') || NONE;
+    case 'hostFns':
+      return [...hostFunctions(file)].map(([name, d]) => `${name}@${d.node.startPosition.row}-${d.node.endPosition.row}`).join(';') || NONE;
+    case 'params': {
+      const k = file.kernels.find((x) => x.name === key);
+      return k ? paramNames(k.node).join(',') : NONE;
+    }
     case 'launches':
       return file.launches
-        .filter((l) => l.name === key)
-        .map((l) => `${l.call.startPosition.row}:${l.call.text}`)
+        .filter((l) => all || l.name === key)
+        .map((l) => `${l.call.startPosition.row}:${l.name}:${l.call.text}`)
         .join(';');
     case 'calls':
       return callsAnswer(file, key);

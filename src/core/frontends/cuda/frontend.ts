@@ -8,9 +8,9 @@
  *
  * Never throws on user input: what cannot be read becomes a diagnostic.
  */
-import { deferPipelines, KernelCache, runKernels } from '../../engine/driver';
+import { deferPipelines, inputsKey, KernelCache, ReadsMemo, runKernels } from '../../engine/driver';
 import type { Frontend, FrontendContext } from '../../frontend';
-import type { Diagnostic, FileIR, KernelIR } from '../../ir';
+import type { Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
 import { say } from '../../messages';
 import { CUDA_ARCH, targetArch } from './arch';
 import { FileInfo } from './file';
@@ -103,7 +103,17 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
     }
     // Launch sequences of the host code (issue 18); not while analysing one launch of one; past the time slice, in the next call.
     const defer = !ctx.user.launch && !r.incomplete && deferPipelines(ctx, r);
-    const pipelines = ctx.user.launch || r.incomplete || defer ? [] : cudaPipelines(ctx, file);
+    const pipelines =
+      ctx.user.launch || r.incomplete || defer
+        ? []
+        : pipelineMemo.get(
+            ctx.path ?? '<input>',
+            `${inputsKey(ctx)}\u0001${JSON.stringify(arch)}`,
+            file.root,
+            (d) => fingerprint(file, d, source),
+            () => cudaPipelines(ctx, file),
+            () => !ctx.budget.fileTruncated && !ctx.budget.expired,
+          );
     const incomplete = r.incomplete ?? (defer ? { analysed: r.kernels.length, total: r.kernels.length } : undefined);
     return {
       language: 'cuda',
@@ -172,14 +182,24 @@ const cache = new KernelCache();
 
 /** Drops one file's scan (its tree is being dropped too). */
 export function forgetCudaFile(path: string): void {
+  pipelineMemo.forget(path);
   const s = fileScans.get(path);
   if (!s) return;
   s.snippets.dispose();
   fileScans.delete(path);
 }
 
+/** The launch pipelines of each file, reused while what they read answers the same. */
+const pipelineMemo = new ReadsMemo<HostPipelineFact[]>();
+
+/** How often the launch pipelines were reused and rebuilt (tests). */
+export function cudaPipelineStats(): { reused: number; computed: number } {
+  return { ...pipelineMemo.stats };
+}
+
 export function clearCudaCache(): void {
   cache.clear();
+  pipelineMemo.clear();
   for (const s of fileScans.values()) s.snippets.dispose();
   fileScans.clear();
 }

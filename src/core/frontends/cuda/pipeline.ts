@@ -24,6 +24,7 @@ import type { FrontendContext } from '../../frontend';
 import type { HostLaunchFact, HostPipelineFact } from '../../ir';
 import { evalCond } from '../../engine/cond';
 import { pipelineText } from '../../messages';
+import { noteQuery, recordInto } from '../../deps';
 import { evaluate, freeSymbols } from '../../sym/expr';
 import { seedBindings } from '../common';
 import { evalExpr } from './expr';
@@ -58,13 +59,14 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
   const out: HostPipelineFact[] = [];
   const b = seedBindings(ctx);
   const env = b.env();
+  // What the pipelines read of the file's scan (src/core/deps.ts): every launch site, the kernels' names and
+  // places (of a launched kernel only its parameters, not its body), the host functions' names and places.
+  noteQuery('launches:*');
+  noteQuery('kernelIndex:*');
+  noteQuery('hostFns:*');
   const launchAt = new Map<number, LaunchSite>();
   for (const s of file.launches) launchAt.set(s.call.startIndex, s);
-  const hostFns = new Map<string, FnDef>();
-  for (const [name, defs] of file.functions) {
-    const def = defs.find((d) => !d.isGlobal && d.body && !(hasToken(d.node, '__device__') && !hasToken(d.node, '__host__')));
-    if (def) hostFns.set(name, def);
-  }
+  const hostFns = hostFunctions(file);
 
   const calleeName = (c: Node): string | undefined => {
     const f = c.childForFieldName('function');
@@ -328,6 +330,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
     const callLine = w.callLine ?? lineOf(c);
     if (site) {
       const def = file.kernels.find((k) => k.name === site.name);
+      noteQuery(`params:${site.name}`);
       const line = lineOf(site.call);
       const base = { kernel: site.name, line, callLine, ...(w.via ? { via: w.via } : {}), repeat: w.repeat, ...(w.repeatNote ? { repeatNote: w.repeatNote } : {}), names };
       if (!def) {
@@ -335,7 +338,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
         return;
       }
       const tensors: Record<string, string> = {};
-      paramNames(def.node).forEach((p, i) => {
+      recordInto(undefined, () => paramNames(def.node)).forEach((p, i) => {
         const id = p ? idOf(w, site.args[i]) : undefined;
         if (id) tensors[p] = id;
       });
@@ -422,4 +425,21 @@ function nameLine(fn: Node): number {
   while (d && d.type !== 'function_declarator') d = d.childForFieldName('declarator');
   const n = d?.childForFieldName('declarator');
   return lineOf(n ?? fn);
+}
+
+/**
+ * The file's host functions by name (the first definition with a body that is
+ * not device-only), read without recording: the pipelines' reads answer them
+ * as `hostFns:*` (./deps.ts), so an edit inside a kernel or a device function
+ * does not rebuild the pipelines.
+ */
+export function hostFunctions(file: FileInfo): Map<string, FnDef> {
+  return recordInto(undefined, () => {
+    const out = new Map<string, FnDef>();
+    for (const [name, defs] of file.functions) {
+      const def = defs.find((d) => !d.isGlobal && d.body && !(hasToken(d.node, '__device__') && !hasToken(d.node, '__host__')));
+      if (def) out.set(name, def);
+    }
+    return out;
+  });
 }
