@@ -138,6 +138,22 @@ export function editInside(src: string, spans: KernelSpan[], n: number, lang: La
   return editOnLines(src, body.length ? body : [k.start], Math.floor(n / spans.length), lang);
 }
 
+/**
+ * The n-th Enter inside a kernel: an empty line added after the first code
+ * line of kernel n (mod the number of kernels), `spans` being the kernels of
+ * `src` as they are now (every statement below moves down a line; the text
+ * never returns to an earlier version, so nothing is taken from a cache of one).
+ */
+export function editNewline(src: string, spans: KernelSpan[], n: number, lang: Language): string {
+  if (spans.length === 0) return src + '\n';
+  const k = spans[n % spans.length];
+  const lines = src.split('\n');
+  let at = k.start + 1;
+  while (at < k.end && at < lines.length - 1 && !codeLine(lines[at], lang)) at++;
+  lines.splice(at + 1, 0, '');
+  return lines.join('\n');
+}
+
 /** The n-th edit outside every kernel: a code line no kernel contains (host code, launchers, constants). */
 export function editOutside(src: string, spans: KernelSpan[], n: number, lang: Language): string {
   const lines = src.split('\n');
