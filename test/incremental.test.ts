@@ -17,7 +17,8 @@ import { syntaxRoot, type SyntaxNode } from '../src/core/syntax-tree';
 import type { FileReport } from '../src/core/report/types';
 import * as fs from 'node:fs';
 import type { Parser } from 'web-tree-sitter';
-import { editInside, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
+import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
+import { kernelStats } from '../src/core/engine/driver';
 import { fixtures, loadParsers } from './check';
 import { tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
@@ -226,6 +227,72 @@ describe('incremental analysis equals a cold one after every edit', function () 
       ['    rmsnorm(x, wn, h, rows, C);\n', '    rmsnorm(x, wn, h, rows, C);\n    rmsnorm(h, wn, h, rows, C);\n', false],
       ['void matmul(const float* a,', '__device__ void matmul(const float* a,', false],
     ], cudaPipelineStats);
+  });
+
+  /**
+   * Enter (a line added inside a kernel): the kernels the edit only moved are
+   * taken with their lines moved (engine/shift.ts), not analysed again — and
+   * every version equals a cold analysis byte for byte.
+   */
+  for (const lang of ['triton', 'cuda', 'wgsl'] as const) {
+    it(`${lang}: an Enter in a kernel moves the kernels below it instead of analysing them again`, () => {
+      const src = fixtureFile(ROOT, lang, 1000);
+      const file = `enter.${EXT[lang]}`;
+      // The versions: an empty line added in kernel 0, 5, 10, … (each found where the previous Enter left it).
+      const texts: string[] = [];
+      let cur = src;
+      clearCaches();
+      for (let n = 0; n < 6; n++) {
+        const spans = analyzeSource(cur, parsers, { gpu: H100, path: 'spans.' + EXT[lang] }).kernels.map((k) => ({ start: k.line - 1, end: (k.endLine ?? k.line) - 1 }));
+        cur = editNewline(cur, spans, n * 5, lang);
+        texts.push(cur);
+      }
+      warmEqualsCold(parsers, file, [src], texts, (i) => `Enter ${i + 1}`);
+      clearCaches();
+      const kernels = analyzeSource(src, parsers, { gpu: H100, path: file }).kernels.length;
+      let moved = 0;
+      texts.forEach((t, i) => {
+        const before = { ...kernelStats };
+        analyzeSource(t, parsers, { gpu: H100, path: file });
+        const analysed = kernelStats.analysed - before.analysed;
+        moved += kernelStats.moved - before.moved;
+        // The kernel the line was added in (and its launches in a pipeline) is analysed again; none of the others.
+        assert.ok(analysed <= 4, `Enter ${i + 1}: ${analysed} kernels analysed again`);
+      });
+      assert.ok(moved >= kernels, `${moved} kernels moved over ${texts.length} Enters (${kernels} kernels)`);
+    });
+  }
+
+  it('a kernel that read "line N" in the text is analysed again after an Enter above it, not moved', () => {
+    // The launch passes the string "line 3": a value the kernel's bindings quote, which moving would change.
+    const src = [
+      'import triton',
+      'import triton.language as tl',
+      '',
+      '',
+      '@triton.jit',
+      'def act_kernel(x_ptr, y_ptr, n, ACT: tl.constexpr, BLOCK: tl.constexpr):',
+      '    pid = tl.program_id(0)',
+      '    offs = pid * BLOCK + tl.arange(0, BLOCK)',
+      '    x = tl.load(x_ptr + offs)',
+      '    if ACT == "line 3":',
+      '        x = tl.exp(x) * 2.0',
+      '    tl.store(y_ptr + offs, x)',
+      '',
+      '',
+      'def run(x, y):',
+      '    n = 4096',
+      '    act_kernel[(triton.cdiv(n, 1024),)](x, y, n, ACT="line 3", BLOCK=1024)',
+      '',
+    ].join('\n');
+    const texts = ['\n' + src, '\n\n' + src, '\n' + src];
+    warmEqualsCold(parsers, 'quoted.py', [src], texts, (i) => `version ${i + 1}`);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'quoted.py' });
+    const before = { ...kernelStats };
+    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'quoted.py' });
+    assert.equal(kernelStats.moved - before.moved, 0, 'not moved');
+    assert.equal(r.kernels[0].bindingSources?.ACT?.detail, 'launch at line 18');
   });
 
   /**

@@ -14,6 +14,7 @@
  *
  * Pure: no I/O, no `vscode`, never throws on user input.
  */
+import { movedFrom, shiftLines } from './engine/shift';
 import type { GpuSpec } from './gpus/types';
 import type { Diagnostic, FileIR, KernelIR, Language } from './ir';
 import { pipelineText, say } from './messages';
@@ -168,13 +169,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   let split: string[] | undefined;
   const lines = (): string[] => (split ??= source.split('\n'));
   for (const k of ir.kernels) {
-    let per = reports.get(k);
-    let done = per?.get(opts.gpu);
-    if (!done) {
-      done = reportKernel(k, () => kernelText(lines, source, k), opts.gpu);
-      if (!per) reports.set(k, (per = new Map()));
-      per.set(opts.gpu, done);
-    }
+    const done = reportOf(k, lines, source, opts.gpu);
     report.diagnostics.push(...k.diagnostics, ...done.diagnostics);
     if (done.report) report.kernels.push(done.report);
   }
@@ -198,13 +193,7 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else {
-        let per = reports.get(k);
-        let done = per?.get(opts.gpu);
-        if (!done) {
-          done = reportKernel(k, () => kernelText(lines, source, k), opts.gpu);
-          if (!per) reports.set(k, (per = new Map()));
-          per.set(opts.gpu, done);
-        }
+        const done = reportOf(k, lines, source, opts.gpu);
         out = { report: done.report, footprints: k.footprints, ...(done.report ? {} : { why: pipelineText('kernelFailed') }) };
       }
     } catch (e) {
@@ -222,6 +211,20 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
  * edit touched. Reports are shared: callers must not mutate them.
  */
 const reports = new WeakMap<KernelIR, Map<GpuSpec, { report?: KernelReport; diagnostics: Diagnostic[] }>>();
+
+/** The kernel's report for `gpu`, counted once per IR object; a kernel an edit only moved (engine/shift.ts) has its report moved the same way. */
+function reportOf(k: KernelIR, lines: () => string[], source: string, gpu: GpuSpec): { report?: KernelReport; diagnostics: Diagnostic[] } {
+  let per = reports.get(k);
+  let done = per?.get(gpu);
+  if (!done) {
+    const origin = movedFrom(k);
+    const before = origin && reports.get(origin.from)?.get(gpu);
+    done = (before && shiftLines(before, origin!.edit)) ?? reportKernel(k, () => kernelText(lines, source, k), gpu);
+    if (!per) reports.set(k, (per = new Map()));
+    per.set(gpu, done);
+  }
+  return done;
+}
 
 function mentions(text: string, name: string): boolean {
   const bare = name.replace(/\(.*$/, '');

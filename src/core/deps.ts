@@ -94,6 +94,104 @@ export function unanswered(): string {
   return `?${++unanswerable}`;
 }
 
+/** One edit, in rows: `startRow`…`oldEndRow` of the text before became `startRow`…`newEndRow`. */
+export interface RowEdit {
+  startRow: number;
+  oldEndRow: number;
+  newEndRow: number;
+}
+
+/** A row of the text before `e` where it is now (undefined: on the rows the edit touched). */
+export function rowAfter(e: RowEdit, row: number): number | undefined {
+  if (row < e.startRow) return row;
+  if (row > e.oldEndRow) return row + e.newEndRow - e.oldEndRow;
+  return undefined;
+}
+
+/** A row of the text after `e` where it was before it (undefined: on the rows the edit touched). */
+export function rowBefore(e: RowEdit, row: number): number | undefined {
+  if (row < e.startRow) return row;
+  if (row > e.newEndRow) return row - e.newEndRow + e.oldEndRow;
+  return undefined;
+}
+
+/**
+ * While reads are answered for a kernel analysed on the previous version of
+ * the text (`answerReads` with an edit): rows and lines in answers are given
+ * as they were before the edit, so the answers of a kernel that read nothing
+ * the edit touched come out the same as when it ran.
+ */
+let before: RowEdit | undefined;
+
+/** A 0-based row of the file as it is now, as an answer gives it. */
+export function answerRow(row: number): string {
+  if (!before) return String(row);
+  const r = rowBefore(before, row);
+  return r === undefined ? `~${row}` : String(r);
+}
+
+/** A 1-based line of the file as it is now, as an answer gives it. */
+export function answerLine(line: number): string {
+  return lineBefore(line, before);
+}
+
+/** A 1-based line of the file as it is now, where it was before `edit` (`~N` on the rows the edit touched); without one, as it is. */
+export function lineBefore(line: number, edit: RowEdit | undefined): string {
+  if (!edit) return String(line);
+  const r = rowBefore(edit, line - 1);
+  return r === undefined ? `~${line}` : String(r + 1);
+}
+
+/** A row a query key names (`live:12`), recorded on the version the answers are given for, on the file as it is now. */
+export function keyRow(row: number): number {
+  if (!before) return row;
+  return rowAfter(before, row) ?? -1;
+}
+
+/** Query maps whose keys are rows (shifted with a kept kernel's reads). */
+const ROW_KEYED = new Set(['live']);
+
+/**
+ * The reads of a kernel kept after `e` moved what it read: rows where the
+ * edit moved them (undefined when a read is on a row the edit touched).
+ */
+export function shiftedDeps(d: Deps, e: RowEdit): Deps | undefined {
+  const out = new Deps(null);
+  out.whole = d.whole;
+  for (const r of d.rows) {
+    const to = rowAfter(e, r);
+    if (to === undefined) return undefined;
+    out.rows.add(to);
+  }
+  for (const q of d.queries) {
+    const colon = q.indexOf(':');
+    if (!ROW_KEYED.has(q.slice(0, colon))) {
+      out.queries.add(q);
+      continue;
+    }
+    const to = rowAfter(e, Number(q.slice(colon + 1)));
+    if (to === undefined) return undefined;
+    out.queries.add(`${q.slice(0, colon)}:${to}`);
+  }
+  return out;
+}
+
+/** Words a note gives a line in ("line 12", "lines 3, 9"): in the text a kernel read, they would be quoted, not moved. */
+const LINE_WORDS = /\blines? \d/;
+
+const linesSaid = new WeakMap<object, boolean>();
+
+/** Whether a text a kernel read says "line N" (it would be quoted in a note, not moved: engine/shift.ts). */
+export function saysLineWords(text: string): boolean {
+  return text.includes('line') && LINE_WORDS.test(text);
+}
+
+function saysLine(st: { text: string }): boolean {
+  let b = linesSaid.get(st);
+  if (b === undefined) linesSaid.set(st, (b = saysLineWords(st.text)));
+  return b;
+}
+
 /** Hashes of top-level statements' texts, kept with the statement (a statement carried over after an edit keeps it). */
 const statementHashes = new WeakMap<object, string>();
 
@@ -111,24 +209,44 @@ function statementHash(st: { text: string }): string {
  * hashed in `known` (one map per scan: a scan never changes, and a file's
  * kernels share most reads).
  */
-export function answerReads(d: Deps, source: string, statement: (row: number) => { text: string } | undefined, known: Map<string, string>, answer: (map: string, key: string) => string): string {
-  return recordInto(undefined, () => {
-    if (d.whole) return `whole:${hash53(source)}`;
-    const parts: string[] = [];
-    for (const row of [...d.rows].sort((a, b) => a - b)) {
-      const st = statement(row);
-      parts.push(`@${row}=${st ? statementHash(st) : '\u2205'}`);
+export function answerReads(
+  d: Deps,
+  source: string,
+  statement: (row: number) => { text: string } | undefined,
+  known: Map<string, string>,
+  answer: (map: string, key: string) => string,
+  edit?: RowEdit,
+): string {
+  const saved = before;
+  before = edit;
+  try {
+    return recordInto(undefined, () => answerAll(d, source, statement, known, answer, edit));
+  } finally {
+    before = saved;
+  }
+}
+
+function answerAll(d: Deps, source: string, statement: (row: number) => { text: string } | undefined, known: Map<string, string>, answer: (map: string, key: string) => string, edit: RowEdit | undefined): string {
+  if (d.whole) return `whole:${hash53(source)}`;
+  const parts: string[] = [];
+  for (const row of [...d.rows].sort((a, b) => a - b)) {
+    // With an edit, `d` was recorded on the text before it: the statement is looked for where the edit moved it.
+    const now = edit ? rowAfter(edit, row) : row;
+    const st = now === undefined ? undefined : statement(now);
+    // A kernel moved by an edit has "line N" in its notes moved too (engine/shift.ts): not one that read such words.
+    if (edit && st && saysLine(st)) return unanswered();
+    parts.push(`@${row}=${st ? statementHash(st) : '\u2205'}`);
+  }
+  for (const q of [...d.queries].sort()) {
+    let a = known.get(q);
+    if (a === undefined) {
+      const colon = q.indexOf(':');
+      const raw = answer(q.slice(0, colon), q.slice(colon + 1));
+      if (edit && saysLineWords(raw)) return unanswered();
+      a = raw.startsWith('?') ? raw : hash53(raw);
+      if (!raw.startsWith('?')) known.set(q, a);
     }
-    for (const q of [...d.queries].sort()) {
-      let a = known.get(q);
-      if (a === undefined) {
-        const colon = q.indexOf(':');
-        const raw = answer(q.slice(0, colon), q.slice(colon + 1));
-        a = raw.startsWith('?') ? raw : hash53(raw);
-        if (!raw.startsWith('?')) known.set(q, a);
-      }
-      parts.push(`${q}=${a}`);
-    }
-    return String(hash53(parts.join('\n')));
-  });
+    parts.push(`${q}=${a}`);
+  }
+  return String(hash53(parts.join('\n')));
 }

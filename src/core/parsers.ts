@@ -10,6 +10,7 @@
  * is not loaded gets an error that says so (an internal diagnostic, never
  * wrong numbers).
  */
+import type { RowEdit } from './deps';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 import type { Language as SourceLanguage } from './ir';
 import { noteReparse, reusable, treesInUse } from './syntax-tree';
@@ -164,7 +165,23 @@ export function parseWithBudget(parser: Parser, source: string, oldTree: Tree | 
 interface CachedTree {
   source: string;
   tree: Tree;
+  /** This text's version (every new text of a document gets a new one), and the edit from the version before. */
+  frame: DocFrame;
 }
+
+/**
+ * Which text of a document a tree is of: a version number, and the one edit
+ * that made it from the previous version (rows of the text before and after),
+ * so that what was read of the previous version can be found again where the
+ * edit moved it (engine/driver.ts reuses a kernel an Enter above it moved).
+ */
+export interface DocFrame {
+  doc: string;
+  version: number;
+  prev?: { version: number; edit: RowEdit };
+}
+
+let versions = 0;
 
 const MAX_CACHED_TREES = 32;
 const treeCache = new Map<string, CachedTree>();
@@ -237,8 +254,8 @@ function cacheKeyOf(parser: Parser, key: string): string {
   return `${parser.language?.name ?? '?'}:${key}`;
 }
 
-function remember(cacheKey: string, source: string, tree: Tree): void {
-  treeCache.set(cacheKey, { source, tree });
+function remember(cacheKey: string, source: string, tree: Tree, frame: DocFrame): void {
+  treeCache.set(cacheKey, { source, tree, frame });
   while (treeCache.size > MAX_CACHED_TREES) {
     const [k, v] = treeCache.entries().next().value as [string, CachedTree];
     treeCache.delete(k);
@@ -264,6 +281,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   // parse starts, deleted once the parse is done.
   let prevTree: Tree | null = null;
   let base: Tree | null = null;
+  const frame: DocFrame = { doc: cacheKey, version: ++versions };
   if (halted) {
     prevTree = halted.prev;
     base = halted.base;
@@ -278,6 +296,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     if (prev) {
       treeCache.delete(cacheKey);
       prevTree = prev.tree;
+      frame.prev = { version: prev.frame.version, edit: rowEdit(prev.source, source) };
       // A tree whose view reads from too many earlier trees is not built on: parsed afresh, they can all be let go.
       if (reusable(prev.tree)) base = editedCopy(prev.tree, prev.source, source);
     }
@@ -301,13 +320,13 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   base?.delete();
   // The new tree's view takes over the unchanged statements of the previous one (syntax-tree.ts).
   if (prevTree && incremental && !tree.rootNode.hasError) noteReparse(tree, prevTree);
-  remember(cacheKey, source, tree);
+  remember(cacheKey, source, tree, frame);
   if (prevTree) retire(prevTree);
   return tree;
 }
 
-/** A copy of `tree` (parsed from `before`) edited to `after`: the changed span found by common prefix and suffix. */
-function editedCopy(tree: Tree, before: string, after: string): Tree {
+/** The changed span between two texts, by common prefix and suffix: where it starts, and where it ends in each. */
+function changedSpan(before: string, after: string): { start: number; endA: number; endB: number } {
   let start = 0;
   const maxStart = Math.min(before.length, after.length);
   while (start < maxStart && before.charCodeAt(start) === after.charCodeAt(start)) start++;
@@ -317,6 +336,45 @@ function editedCopy(tree: Tree, before: string, after: string): Tree {
     endA--;
     endB--;
   }
+  return { start, endA, endB };
+}
+
+/** The rows an edit spans, before and after it. */
+function rowEdit(before: string, after: string): RowEdit {
+  const { start, endA, endB } = changedSpan(before, after);
+  const startRow = pointAt(before, start).row;
+  return { startRow, oldEndRow: startRow + rowsIn(before, start, endA), newEndRow: startRow + rowsIn(after, start, endB) };
+}
+
+function rowsIn(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** The last text of documents analysed without a tree of this cache (WGSL: `wesl` parses), and its version. */
+const textFrames = new Map<string, { source: string; frame: DocFrame }>();
+
+/** The version of `source` as the text of document `key`, with the edit from the document's previous text. */
+export function textFrame(key: string, source: string): DocFrame {
+  const prev = textFrames.get(key);
+  if (prev && prev.source === source) return prev.frame;
+  const frame: DocFrame = { doc: key, version: ++versions, ...(prev ? { prev: { version: prev.frame.version, edit: rowEdit(prev.source, source) } } : {}) };
+  textFrames.delete(key);
+  textFrames.set(key, { source, frame });
+  while (textFrames.size > MAX_CACHED_TREES) textFrames.delete(textFrames.keys().next().value as string);
+  return frame;
+}
+
+/** The version of the text `source` of the document `key` whose tree is cached (undefined: none cached for that text). */
+export function documentFrame(parser: Parser, key: string, source: string): DocFrame | undefined {
+  const c = treeCache.get(cacheKeyOf(parser, key));
+  return c && c.source === source ? c.frame : undefined;
+}
+
+/** A copy of `tree` (parsed from `before`) edited to `after`: the changed span found by common prefix and suffix. */
+function editedCopy(tree: Tree, before: string, after: string): Tree {
+  const { start, endA, endB } = changedSpan(before, after);
   const base = tree.copy();
   base.edit({
     startIndex: start,
@@ -350,11 +408,13 @@ export function forgetTree(key: string): void {
       retire(v.tree);
     }
   }
+  textFrames.delete(`wgsl:${key}`);
 }
 
 /** Drops every cached tree (benchmarks measure cold analyses with it). */
 export function clearTreeCache(): void {
   abandonHalted();
+  textFrames.clear();
   const trees = [...treeCache.values()].map((v) => v.tree);
   treeCache.clear();
   for (const t of trees) retire(t);

@@ -17,7 +17,9 @@ import type { FrontendContext } from '../frontend';
 import type { Diagnostic, KernelIR, Language, UnitKind } from '../ir';
 import { say } from '../messages';
 import { ONE } from '../sym/expr';
-import { Deps, recordInto } from '../deps';
+import { Deps, lineBefore, recordInto, saysLineWords, shiftedDeps, type RowEdit } from '../deps';
+import type { DocFrame } from '../parsers';
+import { shiftKernel } from './shift';
 
 export interface KernelJob {
   /**
@@ -30,7 +32,7 @@ export interface KernelJob {
    * (src/core/deps.ts) and answered again at the next analysis: the cached
    * kernel is taken only when every answer is the same.
    */
-  deps?: { root: object; fingerprint(d: Deps): string };
+  deps?: { root: object; fingerprint(d: Deps, edit?: RowEdit): string };
   name: string;
   /** 1-based line of the definition. */
   line: number;
@@ -43,32 +45,91 @@ interface Cached {
   /** The recorded reads and their answers when it ran (jobs with `deps`). */
   deps?: Deps;
   answers?: string;
+  /** The document version the reads and the kernel's lines are of. */
+  frame?: { doc: string; version: number };
 }
+
+/** Kernels analysed, reused, and reused moved by an edit that added or removed lines above them (tests). */
+export const kernelStats = { analysed: 0, reused: 0, moved: 0 };
 
 /** A least-recently-used cache of analysed kernels. */
 export class KernelCache {
   private readonly map = new Map<string, Cached>();
   constructor(private readonly max = 4096) {}
 
-  /** The kernel cached under `key`; with `answer`, only when its recorded reads answer as they did. */
-  get(key: string, answer?: (d: Deps) => string): KernelIR | undefined {
+  /**
+   * The kernel cached under `key`; with `answer`, only when its recorded reads
+   * answer as they did. With `frame` (the document version analysed), a
+   * kernel analysed on the version before, whose reads all lie outside the
+   * rows the edit between them touched and answer the same there, is taken
+   * with its lines moved by the edit (an Enter above it).
+   */
+  get(key: string, answer?: (d: Deps, edit?: RowEdit) => string, frame?: DocFrame, line?: number): KernelIR | undefined {
     const hit = this.map.get(key);
     if (!hit) return undefined;
-    if (hit.deps && (!answer || answer(hit.deps) !== hit.answers)) return undefined;
+    const here = frame ? { doc: frame.doc, version: frame.version } : undefined;
+    if (hit.deps && (!answer || this.movedBelow(hit, frame) || answer(hit.deps) !== hit.answers)) {
+      const moved = answer && hit.deps ? this.moved(hit, answer, frame, line) : undefined;
+      if (!moved) return undefined;
+      hit.ir = moved.ir;
+      hit.deps = moved.deps;
+      hit.answers = moved.answers;
+      kernelStats.moved++;
+    }
+    hit.frame = here;
     this.map.delete(key);
     this.map.set(key, hit);
+    kernelStats.reused++;
     return hit.ir;
   }
 
-  set(key: string, k: KernelIR, deps?: Deps, answers?: string): void {
+  /** Whether `hit` read a statement the edit that made `frame` moved (its reads cannot answer the same unmoved). */
+  private movedBelow(hit: Cached, frame: DocFrame | undefined): boolean {
+    const prev = frame?.prev;
+    if (!prev || prev.edit.newEndRow === prev.edit.oldEndRow || hit.frame?.doc !== frame!.doc || hit.frame.version !== prev.version) return false;
+    for (const r of hit.deps!.rows) if (r > prev.edit.oldEndRow) return true;
+    return false;
+  }
+
+  /** `hit` moved by the edit that made `frame` from the version it was analysed on, when nothing it read was touched. */
+  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit) => string, frame: DocFrame | undefined, line: number | undefined): { ir: KernelIR; deps: Deps; answers: string } | undefined {
+    const prev = frame?.prev;
+    if (!prev || !hit.frame || hit.frame.doc !== frame!.doc || hit.frame.version !== prev.version) return undefined;
+    if (prev.edit.newEndRow === prev.edit.oldEndRow) return undefined;
+    if (answer(hit.deps!, prev.edit) !== hit.answers) return undefined;
+    const ir = shiftKernel(hit.ir, prev.edit);
+    const deps = shiftedDeps(hit.deps!, prev.edit);
+    if (!ir || !deps || (line !== undefined && ir.line !== line)) return undefined;
+    return { ir, deps, answers: answer(deps) };
+  }
+
+  set(key: string, k: KernelIR, deps?: Deps, answers?: string, frame?: DocFrame): void {
     this.map.delete(key);
-    this.map.set(key, deps ? { ir: k, deps, answers } : { ir: k });
+    this.map.set(key, deps ? { ir: k, deps, answers, ...(frame ? { frame: { doc: frame.doc, version: frame.version } } : {}) } : { ir: k });
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }
 
   clear(): void {
     this.map.clear();
   }
+}
+
+/**
+ * The user's inputs without the lines they name (the pragmas', a pipeline
+ * launch's), and those lines: a kernel with recorded reads is keyed by the
+ * first and answers the second with its reads, so lines moved by an edit do
+ * not change its key.
+ */
+function placesApart(ctx: FrontendContext): { placeless: string; lines: number[] } {
+  const launch = ctx.user.launch;
+  const lines = ctx.pragmas.map((p) => p.line);
+  let user: unknown = ctx.user;
+  if (launch) {
+    lines.push(launch.line);
+    for (const m of launch.label.matchAll(/\bline (\d+)/g)) lines.push(Number(m[1]));
+    user = { ...ctx.user, launch: { ...launch, line: 0, label: launch.label.replace(/\bline \d+/g, 'line #') } };
+  }
+  return { placeless: JSON.stringify([user, ctx.pragmas.map((p) => [p.name, p.value])]), lines };
 }
 
 /** The user's inputs as part of every cache key. */
@@ -109,9 +170,28 @@ export function deferPipelines(ctx: FrontendContext, r: DriverResult): boolean {
   return r.fresh > 0 && ctx.budget.over();
 }
 
-export function runKernels(ctx: FrontendContext, cache: KernelCache, language: Language, unit: UnitKind, jobs: KernelJob[]): DriverResult {
+/**
+ * Whether a kernel of this file may be moved by an edit instead of analysed
+ * again: not when a file it imports says "line N" (a note quoting it would be
+ * moved too: engine/shift.ts). The file's own statements that say it keep
+ * the kernels that read them from moving (deps.ts `answerReads`).
+ */
+export function movable(ctx: FrontendContext): boolean {
+  return !Object.values(ctx.related ?? {}).some((f) => saysLineWords(f.text));
+}
+
+/**
+ * Runs the file's kernel jobs. `frame` is the version of the document the jobs
+ * are of (parsers.ts `documentFrame`): given, a kernel an edit only moved is
+ * reused with its lines moved (engine/shift.ts). A frontend leaves it out
+ * when its rows are not the file's lines (CUDA headers read in front) or a
+ * file it imports says "line N" (`movable`).
+ */
+export function runKernels(ctx: FrontendContext, cache: KernelCache, language: Language, unit: UnitKind, jobs: KernelJob[], frame?: DocFrame): DriverResult {
   const out: DriverResult = { kernels: [], diagnostics: [], fresh: 0 };
   const inputs = inputsKey(ctx);
+  const { placeless, lines } = placesApart(ctx);
+  const pragmaRows = (edit?: RowEdit): string => lines.map((l) => lineBefore(l, edit)).join(',');
   // One launch of a pipeline: only its kernel.
   const only = ctx.user.launch?.kernel;
   const run = only !== undefined ? jobs.filter((j) => j.name === only) : jobs;
@@ -119,8 +199,11 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
   let fresh = 0;
   for (const index of runOrder(run, ctx.budget.focus)) {
     const job = run[index];
-    const key = `${job.key}\u0000${inputs}`;
-    const hit = cache.get(key, job.deps ? (d) => job.deps!.fingerprint(d) : undefined);
+    // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
+    // (an Enter above a pragma moves the kernel instead of changing its key); without, they are part of the key.
+    const key = `${job.key}\u0000${job.deps ? placeless : inputs}`;
+    const answer = job.deps ? (d: Deps, edit?: RowEdit) => `${job.deps!.fingerprint(d, edit)}\u0001${pragmaRows(edit)}` : undefined;
+    const hit = cache.get(key, answer, frame, job.line);
     if (hit) {
       done[index] = hit;
       continue;
@@ -128,6 +211,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     if (ctx.budget.expired) break;
     if (fresh > 0 && ctx.budget.over()) continue;
     fresh++;
+    kernelStats.analysed++;
     let ir: KernelIR;
     let truncated = false;
     const reads = job.deps ? new Deps(job.deps.root) : undefined;
@@ -141,7 +225,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     if (truncated && !ir.truncated) ir = { ...ir, truncated: true, diagnostics: [...ir.diagnostics, say('kernelTruncated', job.line, job.name)] };
     done[index] = ir;
     // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
-    if (!(truncated && ctx.budget.expired)) cache.set(key, ir, reads?.done(), reads ? job.deps!.fingerprint(reads) : undefined);
+    if (!(truncated && ctx.budget.expired)) cache.set(key, ir, reads?.done(), reads ? answer!(reads) : undefined, frame);
   }
   out.fresh = fresh;
   for (const k of done) if (k) out.kernels.push(k);

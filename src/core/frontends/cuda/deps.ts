@@ -5,7 +5,7 @@
  * that read the same answers give the same report; the driver compares the
  * answers and reuses the kernel when they match.
  */
-import { answerReads, unanswered, type Deps } from '../../deps';
+import { answerLine, answerReads, answerRow, keyRow, unanswered, type Deps, type RowEdit } from '../../deps';
 import { statementAt, SyntaxNode } from '../../syntax-tree';
 import type { FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
@@ -16,7 +16,7 @@ const NONE = '\u2205';
 /** A scan entry as text: nodes by row and text, arrays, maps and objects by their fields (a few levels deep). */
 function describe(x: unknown, depth = 0): string {
   if (x === null || x === undefined) return NONE;
-  if (x instanceof SyntaxNode) return `${x.startPosition.row}:${x.text}`;
+  if (x instanceof SyntaxNode) return `${answerRow(x.startPosition.row)}:${x.text}`;
   if (typeof x !== 'object') return typeof x === 'function' ? '' : String(x);
   if (depth > 3) return '…';
   if (Array.isArray(x)) return `[${x.map((v) => describe(v, depth + 1)).join(',')}]`;
@@ -32,15 +32,18 @@ const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.ca
 
 /** Answers to reads, per scan. */
 const answers = new WeakMap<FileInfo, Map<string, string>>();
+/** The same, given on the version before the text's edit (src/core/deps.ts `answerRow`). */
+const answersBefore = new WeakMap<FileInfo, Map<string, string>>();
 
 /**
  * Every recorded read answered on `file` (the file as it is), hashed: equal
  * for two versions of a file when the kernel would read the same there.
  */
-export function fingerprint(file: FileInfo, d: Deps, source: string): string {
-  let known = answers.get(file);
-  if (!known) answers.set(file, (known = new Map()));
-  return answerReads(d, source, (row) => statementAt(file.root, row), known, (map, key) => answer(file, map, key));
+export function fingerprint(file: FileInfo, d: Deps, source: string, edit?: RowEdit): string {
+  const memo = edit ? answersBefore : answers;
+  let known = memo.get(file);
+  if (!known) memo.set(file, (known = new Map()));
+  return answerReads(d, source, (row) => statementAt(file.root, row), known, (map, key) => answer(file, map, key), edit);
 }
 
 function answer(file: FileInfo, map: string, key: string): string {
@@ -57,19 +60,19 @@ function answer(file: FileInfo, map: string, key: string): string {
     case 'structsAt':
       return all ? describe(file.structsAt) : describe(mapGet(file.structsAt, Number(key)));
     case 'macro':
-      return (file.macros.get(key) ?? []).map((m) => `${m.line}:${m.undef ? 'undef' : ''}:${m.params?.join(',') ?? ''}:${m.text}`).join(';') || NONE;
+      return (file.macros.get(key) ?? []).map((m) => `${answerLine(m.line)}:${m.undef ? 'undef' : ''}:${m.params?.join(',') ?? ''}:${m.text}`).join(';') || NONE;
     case 'live': {
-      const st = statementAt(file.root, Number(key));
+      const st = statementAt(file.root, keyRow(Number(key)));
       return st ? `${st.text}\u0001${file.decisionsIn(st)}` : NONE;
     }
     case 'helperMentions':
       return file.helperText().includes(key) ? '1' : '0';
     case 'includes':
-      return describe(file.includes.map((i) => [i.path, i.system, i.line]));
+      return describe(file.includes.map((i) => [i.path, i.system, answerLine(i.line)]));
     case 'kernelIndex':
-      return file.kernels.map((k) => `${k.name}@${(k.template ?? k.node).startPosition.row}-${k.node.endPosition.row}`).join(';') || NONE;
+      return file.kernels.map((k) => `${k.name}@${answerRow((k.template ?? k.node).startPosition.row)}-${answerRow(k.node.endPosition.row)}`).join(';') || NONE;
     case 'hostFns':
-      return [...hostFunctions(file)].map(([name, d]) => `${name}@${d.node.startPosition.row}-${d.node.endPosition.row}`).join(';') || NONE;
+      return [...hostFunctions(file)].map(([name, d]) => `${name}@${answerRow(d.node.startPosition.row)}-${answerRow(d.node.endPosition.row)}`).join(';') || NONE;
     case 'params': {
       const k = file.kernels.find((x) => x.name === key);
       return k ? paramNames(k.node).join(',') : NONE;
@@ -77,7 +80,7 @@ function answer(file: FileInfo, map: string, key: string): string {
     case 'launches':
       return file.launches
         .filter((l) => all || l.name === key)
-        .map((l) => `${l.call.startPosition.row}:${l.name}:${l.call.text}`)
+        .map((l) => `${answerRow(l.call.startPosition.row)}:${l.name}:${l.call.text}`)
         .join(';');
     case 'calls':
       return callsAnswer(file, key);

@@ -8,7 +8,7 @@
  *
  * Never throws on user input: what cannot be read becomes a diagnostic.
  */
-import { deferPipelines, inputsKey, KernelCache, ReadsMemo, runKernels } from '../../engine/driver';
+import { deferPipelines, inputsKey, KernelCache, movable, ReadsMemo, runKernels } from '../../engine/driver';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
 import { say } from '../../messages';
@@ -18,10 +18,10 @@ import { analyzeKernel } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
 import { syntaxRoot } from '../../syntax-tree';
-import type { Deps } from '../../deps';
+import type { Deps, RowEdit } from '../../deps';
 import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
-import { parseCached } from '../../parsers';
+import { documentFrame, parseCached } from '../../parsers';
 import { relatedRequests } from '../../related';
 
 const MAX_SYNTAX_DIAGNOSTICS = 5;
@@ -95,7 +95,7 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
     // Besides the kernel's recorded reads: the architecture `__CUDA_ARCH__` takes.
     const context = ctx.source.includes(CUDA_ARCH) ? `arch:${String(file.archValue)}` : '';
-    const r = analyzeKernels(ctx, file, context, source);
+    const r = analyzeKernels(ctx, file, context, source, headers !== undefined);
     diagnostics.push(...r.diagnostics);
     if (file.kernels.length === 0) {
       const defs = (ownSource.match(/__global__/g) ?? []).length;
@@ -218,10 +218,10 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
   return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string): ReturnType<typeof runKernels> {
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string, withHeaders: boolean): ReturnType<typeof runKernels> {
   // What a kernel reads of the rest of the file is recorded while it runs and answered again at the next
   // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
-  const reads = { root: file.root, fingerprint: (d: Deps) => fingerprint(file, d, source) };
+  const reads = { root: file.root, fingerprint: (d: Deps, edit?: RowEdit) => fingerprint(file, d, source, edit) };
   return runKernels(
     ctx,
     cache,
@@ -231,7 +231,8 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, s
     (ctx.user.launch ? file.kernels.filter((k) => k.name === ctx.user.launch!.kernel) : file.kernels).map((def) => {
       const own = def.template ?? def.node;
       return {
-        key: [own.text, lineOf(own), context].join('\0'),
+        // Its text, not its place: its own statement's row is among its recorded reads (an Enter above moves it).
+        key: [own.text, context].join('\0'),
         deps: reads,
         name: def.name,
         line: lineOf(def.node),
@@ -239,6 +240,8 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, s
         run: () => analyzeKernel(ctx, file, def),
       };
     }),
+    // Rows of a file read with its headers in front are not its lines: its kernels are analysed again after an Enter.
+    movable(ctx) && !withHeaders ? documentFrame(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source) : undefined,
   );
 }
 

@@ -16,7 +16,7 @@ import { Interp, Scope } from './state';
 import { execStmt } from './stmt';
 import { brief, lineOf, named, type Node } from './syntax';
 import { descendantsByStatement } from '../../syntax-tree';
-import { captured, noteQuery, recordInto, replay, type Deps } from '../../deps';
+import { answerLine, captured, noteQuery, recordInto, replay, type Deps } from '../../deps';
 import { descriptorType, baseType, unwrapDeclarator } from './typesyn';
 import { isIntTy, UNKNOWN, type Ty } from './types';
 import type { Val } from './values';
@@ -136,7 +136,7 @@ export function callsOf(file: FileInfo, name: string): Node[] {
 
 /** The calls a kernel's `calls:name` read saw: each call's line and text (deps.ts). */
 export function callsAnswer(file: FileInfo, name: string): string {
-  return recordInto(undefined, () => callsOf(file, name).map((c) => `${lineOf(c)}:${c.text}`).join(';'));
+  return recordInto(undefined, () => callsOf(file, name).map((c) => `${answerLine(lineOf(c))}:${c.text}`).join(';'));
 }
 
 const callIndex = new WeakMap<FileInfo, Map<string, Node[]>>();

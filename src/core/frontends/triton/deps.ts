@@ -5,7 +5,7 @@
  * same answers give the same report; the driver compares the answers and
  * reuses the kernel when they match.
  */
-import { answerReads, unanswered, type Deps } from '../../deps';
+import { answerLine, answerReads, answerRow, unanswered, type Deps, type RowEdit } from '../../deps';
 import { statementAt, type SyntaxNode as Node } from '../../syntax-tree';
 import { moduleAssigns } from './host';
 import type { FnInfo, ModuleInfo } from './module';
@@ -19,17 +19,18 @@ const mapEntries = <K, V>(m: Map<K, V>): [K, V][] => [...(Map.prototype.entries.
 const NONE = '\u2205';
 
 function nodeAnswer(n: Node | null | undefined): string {
-  return n ? `${line(n)}:${n.text}` : NONE;
+  return n ? `${answerLine(line(n))}:${n.text}` : NONE;
 }
 
 function fnAnswer(f: FnInfo | undefined): string {
   if (!f) return NONE;
   const stmt = f.node.parent?.type === 'decorated_definition' ? f.node.parent : f.node;
-  return [f.line, f.isJit, f.decorators.join(','), f.returnsValue, f.autotune?.text ?? '', f.heuristics?.text ?? '', stmt.text].join('\u0001');
+  return [answerLine(f.line), f.isJit, f.decorators.join(','), f.returnsValue, f.autotune?.text ?? '', f.heuristics?.text ?? '', stmt.text].join('\u0001');
 }
 
-/** Answers to reads, per scan. */
+/** Answers to reads, per scan (and per scan, given on the version before its text's edit). */
 const answers = new WeakMap<ModuleInfo, Map<string, string>>();
+const answersBefore = new WeakMap<ModuleInfo, Map<string, string>>();
 
 /** The module-level constants a kernel's bindings take (bindings.ts `bindGlobals`), as an answer. */
 export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node])[]): string {
@@ -40,10 +41,11 @@ export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node]
  * Every recorded read answered on `m` (the module as it is), hashed: equal
  * for two versions of a file when the kernel would read the same there.
  */
-export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string): string {
-  let known = answers.get(m);
-  if (!known) answers.set(m, (known = new Map()));
-  return answerReads(d, source, (row) => statementAt(m.root, row), known, (map, key) => answer(m, map, key, constGlobals));
+export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string, edit?: RowEdit): string {
+  const memo = edit ? answersBefore : answers;
+  let known = memo.get(m);
+  if (!known) memo.set(m, (known = new Map()));
+  return answerReads(d, source, (row) => statementAt(m.root, row), known, (map, key) => answer(m, map, key, constGlobals), edit);
 }
 
 function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => string): string {
@@ -51,7 +53,7 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
   switch (map) {
     case 'bind': {
       const list = moduleAssigns(m.root).get(key) ?? [];
-      return list.map((a) => `${a.line}:${a.index ?? ''}:${a.node.topNode()?.text ?? ''}`).join('\n') || NONE;
+      return list.map((a) => `${answerLine(a.line)}:${a.index ?? ''}:${a.node.topNode()?.text ?? ''}`).join('\n') || NONE;
     }
     case 'constGlobals':
       return constGlobals();
@@ -74,14 +76,22 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
     }
     case 'fnIndex':
       // Every function's name, kind and extent (what finds the functions that launch kernels).
-      return mapEntries(m.functions).map(([k, f]) => `${k}:${f.line}-${f.node.endPosition.row}:${f.isJit ? 'jit' : ''}`).join('\n') || NONE;
+      return mapEntries(m.functions).map(([k, f]) => `${k}:${answerLine(f.line)}-${answerRow(f.node.endPosition.row)}:${f.isJit ? 'jit' : ''}`).join('\n') || NONE;
     case 'params': {
       const f = mapGet(m.functions, key);
       return f ? f.params.map((p) => p.name).join(',') : NONE;
     }
     case 'launches':
       // Every launch site of the file (the launch pipelines walk them all).
-      return m.launches.map((l) => `${l.line}:${l.kernel}:${l.node.text}`).join('\n') || NONE;
+      return m.launches.map((l) => `${answerLine(l.line)}:${l.kernel}:${l.node.text}`).join('\n') || NONE;
+    case 'kernelLaunches':
+      // One kernel's launch sites (what its bindings take from them, and their lines).
+      return (
+        m.launches
+          .filter((l) => l.kernel === key)
+          .map((l) => `${answerLine(l.line)}:${l.node.text}`)
+          .join('\n') || NONE
+      );
     case 'calledNames':
     case 'combineFns': {
       const s = map === 'calledNames' ? m.calledNames : m.combineFns;

@@ -11,18 +11,18 @@
 import { hash53 } from '../../hash';
 import type { Tree } from 'web-tree-sitter';
 import { syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
-import { deferPipelines, KernelCache, ReadsMemo, runKernels, type KernelJob } from '../../engine/driver';
+import { deferPipelines, KernelCache, movable, ReadsMemo, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
 import { assumption, say, type Assumption } from '../../messages';
-import { parseCached } from '../../parsers';
+import { documentFrame, parseCached } from '../../parsers';
 import { evaluate, mul, num, sym, type Expr } from '../../sym/expr';
 import { BindingSet, Suggestions } from '../../bindings';
 import { seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics, constGlobals } from './bindings';
 import { constGlobalsAnswer, fingerprint } from './deps';
-import { recordInto, type Deps } from '../../deps';
+import { noteQuery, recordInto, type Deps, type RowEdit } from '../../deps';
 import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import { fromLite, HostEnv } from './host';
@@ -310,23 +310,27 @@ export const tritonFrontend: Frontend = (ctx) => {
     file.diagnostics.push(say('kernelsNotFound', 1, 'Triton', `${jitDecorators(ctx.source)} \`@triton.jit\` function(s)`));
   // What a kernel reads of the rest of the file is recorded while it runs and answered again at the next
   // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
-  const reads = { root: m.root, fingerprint: (d: Deps) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m))) };
+  const reads = { root: m.root, fingerprint: (d: Deps, edit?: RowEdit) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit) };
   const imports = JSON.stringify([...recordInto(undefined, () => [...m.imports])]);
   // One launch of a pipeline: only its kernel's job (the driver would take only it anyway).
   const wanted = ctx.user.launch ? found.kernels.filter((k) => k.name === ctx.user.launch!.kernel) : found.kernels;
+  // A kernel's key is its text, not its place: where it and its launches are is among its recorded reads
+  // (its own statement's row, `kernelLaunches:K`), so an Enter above it moves it (engine/shift.ts).
   const jobs: KernelJob[] = wanted.map((k) => {
-    const launches = m.launches.filter((l) => l.kernel === k.name).map((l) => `${l.line}:${l.node.text}`);
     const own = k.node.parent?.type === 'decorated_definition' ? k.node.parent.text : k.node.text;
     return {
-      key: [own, k.line, launches.join('\n'), imports, foreign.key].join('\u0000'),
+      key: [own, imports, foreign.key].join('\u0000'),
       deps: reads,
       name: k.name,
       line: k.line,
       range: { startLine: k.node.startPosition.row, endLine: k.node.endPosition.row },
-      run: () => kernelIR(ctx, m, k),
+      run: () => {
+        noteQuery(`kernelLaunches:${k.name}`);
+        return kernelIR(ctx, m, k);
+      },
     };
   });
-  const r = runKernels(ctx, cache, 'triton', 'program', jobs);
+  const r = runKernels(ctx, cache, 'triton', 'program', jobs, movable(ctx) ? documentFrame(ctx.parsers.python, ctx.path ?? '<input>', ctx.source) : undefined);
   file.kernels = r.kernels;
   // Launch sequences once every kernel is in (a partial report shows none: analyze.ts), as CUDA does;
   // past the time slice, in the next call.

@@ -165,17 +165,16 @@ function readParams(fn: Node, imports: Map<string, string>): ParamInfo[] {
 }
 
 /** A function's scan, kept with its node while the imports it was read under are the same (a fresh copy each time: the module scan amends it). */
-const fnMemo = new WeakMap<Node, { imports: string; row: number; f: FnInfo | undefined }>();
+const fnMemo = new WeakMap<Node, { imports: string; f: FnInfo | undefined }>();
 
 function scanFunction(def: Node, decorators: Node[], imports: Map<string, string>, importsKey: string): FnInfo | undefined {
   let hit = fnMemo.get(def);
-  // Its line is part of it: a function moved by lines added above is read again.
-  const row = def.startPosition.row;
-  if (!hit || hit.imports !== importsKey || hit.row !== row) {
-    hit = { imports: importsKey, row, f: scanFunctionNow(def, decorators, imports) };
+  if (!hit || hit.imports !== importsKey) {
+    hit = { imports: importsKey, f: scanFunctionNow(def, decorators, imports) };
     fnMemo.set(def, hit);
   }
-  return hit.f ? { ...hit.f, decorators: [...hit.f.decorators] } : undefined;
+  // Its line is where it is now (a function moved by lines added above keeps the rest of its scan).
+  return hit.f ? { ...hit.f, decorators: [...hit.f.decorators], line: line(def) } : undefined;
 }
 
 function scanFunctionNow(def: Node, decorators: Node[], imports: Map<string, string>): FnInfo | undefined {

@@ -11,7 +11,9 @@
  */
 import { hash53 } from '../../hash';
 import { parseSrcModule, type WeslAST } from 'wesl/core';
-import { KernelCache, runKernels } from '../../engine/driver';
+import { KernelCache, movable, runKernels } from '../../engine/driver';
+import { lineBefore, saysLineWords, unanswered, type Deps, type RowEdit } from '../../deps';
+import { textFrame } from '../../parsers';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { say } from '../../messages';
@@ -155,6 +157,8 @@ function analyzeShader(
     out.diagnostics.push(d.severity === 'error' ? { ...dg, severity: 'error' } : dg);
   }
   const errors = ast.diagnostics.filter((d) => d.severity === 'error');
+  // An entry point's reads of the module are its context (declarations it names, with their lines) and its own
+  // line: answered again on the next version, also as they were before an edit (an Enter above it moves it).
   const contextOf = entryContexts(ast, mod, lineOf);
   const r = runKernels(
     ctx,
@@ -165,13 +169,15 @@ function analyzeShader(
       const name = fn.name.ident.originalName;
       const d = dispatch(name);
       return {
-        key: [ast.srcModule.src.slice(fn.start, fn.end), lineOf(fn.start), contextOf(fn), ctx.path ?? '', JSON.stringify(d ?? null)].join('\0'),
+        key: [ast.srcModule.src.slice(fn.start, fn.end), ctx.path ?? '', JSON.stringify(d ?? null)].join('\0'),
+        deps: { root: ast, fingerprint: (_: Deps, edit?: RowEdit) => `${contextOf(fn, edit)}\u0001${lineBefore(lineOf(fn.start), edit)}` },
         name,
         line: lineOf(fn.name.start),
         range: { startLine: lineOf(fn.start) - 1, endLine: lineOf(fn.end) - 1 },
         run: () => analyzeEntry({ ctx, mod, fn, lineOf, dispatch: d }),
       };
     }),
+    movable(ctx) ? textFrame(`wgsl:${ctx.path ?? '<input>'}`, ctx.source) : undefined,
   );
   out.kernels.push(...r.kernels);
   out.diagnostics.push(...r.diagnostics);
@@ -206,7 +212,7 @@ export function clearWgslCache(): void {
  * module — another entry point, a helper or a constant it does not use —
  * leaves the entry point's analysis cached.
  */
-function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) => number): (fn: { start: number; end: number }) => string {
+function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) => number): (fn: { start: number; end: number }, edit?: RowEdit) => string {
   const src = ast.srcModule.src;
   const named = new Map<string, { start: number; end: number }[]>();
   const add = (name: string, e: { start: number; end: number }) => named.set(name, [...(named.get(name) ?? []), e]);
@@ -215,9 +221,9 @@ function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) =
   const unnamed = ast.moduleElem.decls
     .map((d) => d as { start?: number; end?: number })
     .filter((d): d is { start: number; end: number } => typeof d.start === 'number' && typeof d.end === 'number' && !namedSpans.has(d.start))
-    .map((d) => `${lineOf(d.start)}:${src.slice(d.start, d.end)}`)
-    .join('\u0001');
-  const text = (e: { start: number; end: number }) => `${lineOf(e.start)}:${src.slice(e.start, e.end)}`;
+    .map((d) => ({ line: lineOf(d.start), text: src.slice(d.start, d.end) }));
+  // With an edit: lines as they were before it (rows the edit touched never answer the same).
+  const text = (e: { start: number; end: number }, edit: RowEdit | undefined) => `${lineBefore(lineOf(e.start), edit)}:${src.slice(e.start, e.end)}`;
   // The words of each declaration, found once for every entry point that reaches it.
   const wordsOf = new Map<number, string[]>();
   const words = (e: { start: number; end: number }): string[] => {
@@ -225,7 +231,7 @@ function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) =
     if (!w) wordsOf.set(e.start, (w = src.slice(e.start, e.end).match(/[A-Za-z_]\w*/g) ?? []));
     return w;
   };
-  return (fn) => {
+  return (fn, edit) => {
     const seen = new Set<string>();
     const parts: string[] = [];
     const queue = [words(fn)];
@@ -235,12 +241,15 @@ function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) =
         seen.add(w);
         for (const e of named.get(w) ?? []) {
           if (e.start === fn.start) continue;
-          parts.push(`${w}@${text(e)}`);
+          parts.push(`${w}@${text(e, edit)}`);
           queue.push(words(e));
         }
       }
     }
-    return hash53(`${parts.sort().join('\u0001')}\u0002${unnamed}`);
+    const all = `${parts.sort().join('\u0001')}\u0002${unnamed.map((u) => `${lineBefore(u.line, edit)}:${u.text}`).join('\u0001')}`;
+    // A kernel moved by an edit has "line N" in its notes moved too: not one that read such words (engine/shift.ts).
+    if (edit && (saysLineWords(all) || saysLineWords(src.slice(fn.start, fn.end)))) return unanswered();
+    return hash53(all);
   };
 }
 

@@ -1,0 +1,101 @@
+/**
+ * A kernel's IR moved by an edit that added or removed lines above it (an
+ * Enter, a deleted line): every line it names — of its loops and events, of
+ * its diagnostics, of the places its bindings and notes come from ("launch
+ * at line 40") — where the edit moved it. The driver (engine/driver.ts) does
+ * this only for a kernel whose recorded reads all lie outside the rows the
+ * edit touched and answer the same: then every line in it is of a statement
+ * that moved as a whole, and the moved IR is the one a fresh analysis gives
+ * (test/incremental.test.ts compares them).
+ *
+ * Lines are numbers under the keys below, and "line N" / "lines N, M" in
+ * text (the frontends' own wording: src/core/messages.ts and the binding
+ * details). A text that quotes the user's code could say "line 5" itself: a
+ * kernel that read such words is not moved (deps.ts `answerReads`), nor one
+ * with a symbol named by its line (`trips_L12`).
+ */
+import type { RowEdit } from '../deps';
+import { rowAfter } from '../deps';
+import type { KernelIR } from '../ir';
+import { Expr, freeSymbols } from '../sym/expr';
+
+/** Keys whose numbers are 1-based lines (a kernel's `range` holds 0-based rows). */
+const LINE_KEYS = new Set(['line', 'endLine', 'callLine', 'loopLine']);
+
+/** A line on a row the edit touched, or an object not known to hold no lines: the kernel is analysed again. */
+class Touched extends Error {}
+
+function touched(): never {
+  throw new Touched();
+}
+
+/**
+ * Symbols named by a line: an unbound loop's trip count (`trips_L12`, which
+ * the user binds by that name), a Triton loop variable (`⟨k@12⟩`). A kernel
+ * that has one is analysed again, not moved (its name would move with it).
+ */
+const LINE_SYMBOL = /trips_L\d|@\d+⟩/;
+
+const symbolLines = new WeakMap<Expr, boolean>();
+
+function namesLine(e: Expr): boolean {
+  let b = symbolLines.get(e);
+  if (b === undefined) {
+    b = false;
+    for (const s of freeSymbols(e)) if (LINE_SYMBOL.test(s)) b = true;
+    symbolLines.set(e, b);
+  }
+  return b;
+}
+
+/** Kernels moved by the driver: the IR each was moved from, and the edit (so its reports can be moved too). */
+const origins = new WeakMap<KernelIR, { from: KernelIR; edit: RowEdit }>();
+
+/** The IR `ir` was moved from by an edit, and the edit. */
+export function movedFrom(ir: KernelIR): { from: KernelIR; edit: RowEdit } | undefined {
+  return origins.get(ir);
+}
+
+/** `ir` with its lines moved by `e`; undefined when one of them is on a row the edit touched. */
+export function shiftKernel(ir: KernelIR, e: RowEdit): KernelIR | undefined {
+  const out = shiftLines(ir, e);
+  if (out) origins.set(out, { from: ir, edit: e });
+  return out;
+}
+
+/** Plain data (a kernel's IR, its report) with every line moved by `e`; undefined when one is on a row the edit touched. */
+export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
+  const line = (n: number): number => {
+    const r = rowAfter(e, n - 1);
+    return r === undefined ? touched() : r + 1;
+  };
+  const row = (n: number): number => {
+    const r = rowAfter(e, n);
+    return r === undefined ? touched() : r;
+  };
+  const text = (s: string): string =>
+    LINE_SYMBOL.test(s)
+      ? touched()
+      : s.includes('line')
+      ? s.replace(/\bline (\d+)/g, (_, n: string) => `line ${line(Number(n))}`).replace(/\blines (\d+(?:, \d+)*)/g, (_, ns: string) => `lines ${ns.split(', ').map((n) => line(Number(n))).join(', ')}`)
+      : s;
+  const walk = (x: unknown, key: string | undefined): unknown => {
+    if (typeof x === 'string') return text(x);
+    if (typeof x === 'number') return key !== undefined && LINE_KEYS.has(key) ? line(x) : x;
+    if (Array.isArray(x)) return x.map((v) => walk(v, undefined));
+    if (x === null || typeof x !== 'object') return x;
+    // Symbolic expressions are shared, unless a symbol is named by its line. Any other kind of object is not known to hold no lines: not moved.
+    if (x instanceof Expr) return namesLine(x) ? touched() : x;
+    const proto = Object.getPrototypeOf(x);
+    if (proto !== Object.prototype && proto !== null) throw new Touched();
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x)) out[k] = key === 'range' && (k === 'startLine' || k === 'endLine') && typeof v === 'number' ? row(v) : walk(v, k);
+    return out;
+  };
+  try {
+    return walk(ir, undefined) as T;
+  } catch (err) {
+    if (err instanceof Touched) return undefined;
+    throw err;
+  }
+}
