@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { analyzeSource } from '../src/core/analyze';
+import { analyzeSource, clearCaches, progressOf } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import { diffPipelines } from '../src/core/report/diff';
 import { pipelineLens, pipelineRows, pipelineSummary } from '../src/core/report/pipelines';
@@ -69,6 +69,37 @@ describe('pipelines', () => {
       assert.equal(r.kernels.find((k) => k.name === 'residual_add_kernel')!.perUnit!.flops, 256 * perElement, `${id}: the kernel`);
       const add = r.pipelines!.find((x) => x.name === 'forward')!.launches.find((l) => l.kernel === 'residual_add_kernel')!;
       assert.equal(add.flops, 4096 * 1024 * perElement, `${id}: its launch in the pipeline`);
+    }
+  });
+
+  it('in time slices the launches follow one slice after another, and the last report equals an unsliced one', async () => {
+    const p = await loadParsers();
+    for (const f of [FIXTURE, path.join(__dirname, 'fixtures', 'cuda', 'pipeline_layers.cu')]) {
+      const src = fs.readFileSync(f, 'utf8');
+      clearCaches();
+      const whole = analyzeSource(src, p, { gpu, path: `whole-${path.basename(f)}` });
+      clearCaches();
+      let last = -1;
+      let launchesPending = 0;
+      for (let calls = 1; ; calls++) {
+        const r = analyzeSource(src, p, { gpu, path: `sliced-${path.basename(f)}`, sliceMs: 0 });
+        const now = r.partial ? progressOf(r.partial) : Infinity;
+        assert.ok(now > last, `${f}: call ${calls} made no progress`);
+        last = now;
+        if (r.partial?.launches) {
+          assert.equal(r.kernels.length, whole.kernels.length, 'launches follow once every kernel is in');
+          // Every kernel is in; the launches of the pipelines are being analysed.
+          launchesPending++;
+          assert.ok(r.diagnostics.some((d) => d.code === 'pipelinesPending'));
+          assert.equal(r.pipelines, undefined, 'no pipeline shown before all its launches are in');
+        }
+        if (!r.partial) {
+          assert.deepEqual(r.pipelines, whole.pipelines);
+          break;
+        }
+        assert.ok(calls < 200, 'slices never finish');
+      }
+      assert.ok(launchesPending > 0, `${f}: the launches were split over slices`);
     }
   });
 

@@ -15,6 +15,7 @@
  * Pure: no I/O, no `vscode`, never throws on user input.
  */
 import { movedFrom, shiftLines } from './engine/shift';
+import { kernelStats } from './engine/driver';
 import type { GpuSpec } from './gpus/types';
 import type { Diagnostic, FileIR, KernelIR, Language } from './ir';
 import { pipelineText, say } from './messages';
@@ -127,10 +128,10 @@ function kernelText(lines: () => string[], source: string, k: KernelIR): string 
  * How far a partial report got, for a caller that analyses again until the
  * report is complete (every call makes progress): the statements of a scan
  * that spans time slices, then, once the file is read, the kernels analysed
- * (a report whose pipelines follow has every kernel).
+ * (a report whose pipelines follow has every kernel), then the pipeline launches analysed.
  */
 export function progressOf(p: NonNullable<FileReport['partial']>): number {
-  return p.scanned !== undefined ? p.scanned : 1e9 + p.analysed;
+  return p.scanned !== undefined ? p.scanned : 1e9 + p.analysed + (p.launches?.analysed ?? 0);
 }
 
 /** Analyses one file's text. Never throws. */
@@ -150,6 +151,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     kernelSteps: opts.kernelSteps,
     focus: opts.focus,
   });
+  const freshAtStart = kernelStats.analysed;
   let ir: FileIR;
   try {
     ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu, ...(opts.related ? { related: opts.related } : {}) });
@@ -174,18 +176,46 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     if (done.report) report.kernels.push(done.report);
   }
   report.diagnostics = dedupe(report.diagnostics);
-  if (ir.pipelines?.length && !ir.incomplete) report.pipelines = pipelinesOf(ir, source, parsers, opts, user, language, path, lines);
+  if (ir.pipelines?.length && !ir.incomplete) {
+    // Past the time slice, once this call analysed something, the launches left follow in the next call.
+    const r = pipelinesOf(ir, source, parsers, opts, user, language, path, lines, () => budget.over() && kernelStats.analysed > freshAtStart);
+    if ('pipelines' in r) report.pipelines = r.pipelines;
+    else {
+      report.partial = { analysed: ir.kernels.length, total: ir.kernels.length, launches: { analysed: r.done, total: r.total } };
+      report.diagnostics.push(say('pipelinesPending', 1));
+    }
+  }
   return report;
 }
 
-/** Each pipeline launch analysed by the frontend with the launch's own inputs (cached by the frontend's kernel cache). */
-function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: AnalyzeOptions, user: UserInputs, language: Language, path: string, lines: () => string[]): PipelineReport[] {
+/** Thrown out of a pipeline's build when the launches left are to follow in the next call. */
+class LaunchesPending extends Error {}
+
+/**
+ * Each pipeline launch analysed by the frontend with the launch's own inputs
+ * (cached by the frontend's kernel cache). When `stop()` says so before a
+ * launch not analysed yet in this call, the pipelines follow in the next call:
+ * `done` launches of `total` were analysed (each call gets further, the ones
+ * before coming from the cache).
+ */
+function pipelinesOf(
+  ir: FileIR,
+  source: string,
+  parsers: Parsers,
+  opts: AnalyzeOptions,
+  user: UserInputs,
+  language: Language,
+  path: string,
+  lines: () => string[],
+  stop: () => boolean,
+): { pipelines: PipelineReport[] } | { done: number; total: number } {
   const memo = new Map<string, LaunchAnalysis>();
   const pragmas = readPragmas(source);
   const analyse = (inputs: LaunchInputs): LaunchAnalysis => {
     const key = JSON.stringify(inputs);
     const hit = memo.get(key);
     if (hit) return hit;
+    if (stop()) throw new LaunchesPending();
     let out: LaunchAnalysis;
     try {
       const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
@@ -202,7 +232,13 @@ function pipelinesOf(ir: FileIR, source: string, parsers: Parsers, opts: Analyze
     memo.set(key, out);
     return out;
   };
-  return ir.pipelines!.map((p) => buildPipeline(p, opts.gpu, analyse));
+  try {
+    return { pipelines: ir.pipelines!.map((p) => buildPipeline(p, opts.gpu, analyse)) };
+  } catch (e) {
+    if (!(e instanceof LaunchesPending)) throw e;
+    const total = new Set(ir.pipelines!.flatMap((p) => p.launches.flatMap((l) => (l.inputs ? [JSON.stringify(l.inputs)] : [])))).size;
+    return { done: memo.size, total };
+  }
 }
 
 /**

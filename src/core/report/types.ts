@@ -321,8 +321,12 @@ export interface FileReport {
   kernels: KernelReport[];
   /** Launch sequences of the host code (issue 18). */
   pipelines?: PipelineReport[];
-  /** Present when the time slice ended first: analyse again to get the rest. */
-  partial?: { analysed: number; total: number; scanned?: number; statements?: number };
+  /**
+   * Present when the time slice ended first: analyse again to get the rest
+   * (kernels analysed of all; while a large file's scan is under way, its
+   * statements read; once every kernel is in, the pipeline launches analysed).
+   */
+  partial?: { analysed: number; total: number; scanned?: number; statements?: number; launches?: { analysed: number; total: number } };
 }
 
 export interface GpuSummary {
