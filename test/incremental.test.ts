@@ -263,6 +263,29 @@ describe('incremental analysis equals a cold one after every edit', function () 
     });
   }
 
+  it('cuda: a file read with its project header in front is moved by an Enter too (its own lines, not the rows parsed)', () => {
+    const dir = path.join(__dirname, 'fixtures', 'cuda');
+    const src = fs.readFileSync(path.join(dir, 'include_header.cu'), 'utf8');
+    const opts = { gpu: H100, path: 'enter-header.cu', related: { 'pair_ops.h': { path: 'common/pair_ops.h', text: fs.readFileSync(path.join(dir, 'common', 'pair_ops.h'), 'utf8') } } };
+    // Empty lines added after the #include (above the kernel), then in main() (below it).
+    const at = src.indexOf('__global__');
+    const texts = [src.slice(0, at) + '\n' + src.slice(at), src.slice(0, at) + '\n\n' + src.slice(at)];
+    texts.push(texts[1].replace('  return 0;', '\n  return 0;'));
+    const cold = texts.map((t) => {
+      clearCaches();
+      return content(analyzeSource(t, parsers, opts));
+    });
+    clearCaches();
+    analyzeSource(src, parsers, opts);
+    let moved = 0;
+    texts.forEach((t, i) => {
+      const before = kernelStats.moved;
+      assert.equal(content(analyzeSource(t, parsers, opts)), cold[i], `version ${i + 1}`);
+      moved += kernelStats.moved - before;
+    });
+    assert.ok(moved >= 2, `${moved} kernels moved`);
+  });
+
   it('a kernel that read "line N" in the text is analysed again after an Enter above it, not moved', () => {
     // The launch passes the string "line 3": a value the kernel's bindings quote, which moving would change.
     const src = [

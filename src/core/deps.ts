@@ -122,6 +122,8 @@ export function rowBefore(e: RowEdit, row: number): number | undefined {
  * the edit touched come out the same as when it ran.
  */
 let before: RowEdit | undefined;
+/** The same edit in the lines reports give (differs from `before` where a file is read with text in front of it). */
+let beforeLines: RowEdit | undefined;
 
 /** A 0-based row of the file as it is now, as an answer gives it. */
 export function answerRow(row: number): string {
@@ -132,7 +134,7 @@ export function answerRow(row: number): string {
 
 /** A 1-based line of the file as it is now, as an answer gives it. */
 export function answerLine(line: number): string {
-  return lineBefore(line, before);
+  return lineBefore(line, beforeLines);
 }
 
 /** A 1-based line of the file as it is now, where it was before `edit` (`~N` on the rows the edit touched); without one, as it is. */
@@ -216,13 +218,15 @@ export function answerReads(
   known: Map<string, string>,
   answer: (map: string, key: string) => string,
   edit?: RowEdit,
+  lines: RowEdit | undefined = edit,
 ): string {
-  const saved = before;
+  const saved = [before, beforeLines] as const;
   before = edit;
+  beforeLines = lines;
   try {
     return recordInto(undefined, () => answerAll(d, source, statement, known, answer, edit));
   } finally {
-    before = saved;
+    [before, beforeLines] = saved;
   }
 }
 

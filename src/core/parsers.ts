@@ -178,7 +178,12 @@ interface CachedTree {
 export interface DocFrame {
   doc: string;
   version: number;
-  prev?: { version: number; edit: RowEdit };
+  /**
+   * The version before and the edit, in rows of the text parsed; `lines`: the
+   * same edit in the lines reports give, where they differ (a CUDA file read
+   * with its headers in front).
+   */
+  prev?: { version: number; edit: RowEdit; lines?: RowEdit };
 }
 
 let versions = 0;
@@ -339,11 +344,21 @@ function changedSpan(before: string, after: string): { start: number; endA: numb
   return { start, endA, endB };
 }
 
-/** The rows an edit spans, before and after it. */
+/**
+ * The rows an edit spans, before and after it. An edit of whole lines (from
+ * the start of a line to the start of a line, as Enter and Backspace at a
+ * line's end give) spans only the lines it replaced: the line after it is
+ * not touched (`oldEndRow` is then `startRow - 1` for lines only added).
+ */
 function rowEdit(before: string, after: string): RowEdit {
   const { start, endA, endB } = changedSpan(before, after);
-  const startRow = pointAt(before, start).row;
-  return { startRow, oldEndRow: startRow + rowsIn(before, start, endA), newEndRow: startRow + rowsIn(after, start, endB) };
+  const at = pointAt(before, start);
+  const oldRows = rowsIn(before, start, endA);
+  const newRows = rowsIn(after, start, endB);
+  const whole = at.column === 0 && (endA === start || before.charCodeAt(endA - 1) === 10) && (endB === start || after.charCodeAt(endB - 1) === 10);
+  return whole
+    ? { startRow: at.row, oldEndRow: at.row + oldRows - 1, newEndRow: at.row + newRows - 1 }
+    : { startRow: at.row, oldEndRow: at.row + oldRows, newEndRow: at.row + newRows };
 }
 
 function rowsIn(text: string, from: number, to: number): number {

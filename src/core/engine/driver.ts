@@ -32,7 +32,7 @@ export interface KernelJob {
    * (src/core/deps.ts) and answered again at the next analysis: the cached
    * kernel is taken only when every answer is the same.
    */
-  deps?: { root: object; fingerprint(d: Deps, edit?: RowEdit): string };
+  deps?: { root: object; fingerprint(d: Deps, edit?: RowEdit, lines?: RowEdit): string };
   name: string;
   /** 1-based line of the definition. */
   line: number;
@@ -64,7 +64,7 @@ export class KernelCache {
    * rows the edit between them touched and answer the same there, is taken
    * with its lines moved by the edit (an Enter above it).
    */
-  get(key: string, answer?: (d: Deps, edit?: RowEdit) => string, frame?: DocFrame, line?: number): KernelIR | undefined {
+  get(key: string, answer?: (d: Deps, edit?: RowEdit, lines?: RowEdit) => string, frame?: DocFrame, line?: number): KernelIR | undefined {
     const hit = this.map.get(key);
     if (!hit) return undefined;
     const here = frame ? { doc: frame.doc, version: frame.version } : undefined;
@@ -92,12 +92,13 @@ export class KernelCache {
   }
 
   /** `hit` moved by the edit that made `frame` from the version it was analysed on, when nothing it read was touched. */
-  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit) => string, frame: DocFrame | undefined, line: number | undefined): { ir: KernelIR; deps: Deps; answers: string } | undefined {
+  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => string, frame: DocFrame | undefined, line: number | undefined): { ir: KernelIR; deps: Deps; answers: string } | undefined {
     const prev = frame?.prev;
     if (!prev || !hit.frame || hit.frame.doc !== frame!.doc || hit.frame.version !== prev.version) return undefined;
     if (prev.edit.newEndRow === prev.edit.oldEndRow) return undefined;
-    if (answer(hit.deps!, prev.edit) !== hit.answers) return undefined;
-    const ir = shiftKernel(hit.ir, prev.edit);
+    const lines = prev.lines ?? prev.edit;
+    if (answer(hit.deps!, prev.edit, lines) !== hit.answers) return undefined;
+    const ir = shiftKernel(hit.ir, lines);
     const deps = shiftedDeps(hit.deps!, prev.edit);
     if (!ir || !deps || (line !== undefined && ir.line !== line)) return undefined;
     return { ir, deps, answers: answer(deps) };
@@ -202,7 +203,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
     // (an Enter above a pragma moves the kernel instead of changing its key); without, they are part of the key.
     const key = `${job.key}\u0000${job.deps ? placeless : inputs}`;
-    const answer = job.deps ? (d: Deps, edit?: RowEdit) => `${job.deps!.fingerprint(d, edit)}\u0001${pragmaRows(edit)}` : undefined;
+    const answer = job.deps ? (d: Deps, edit?: RowEdit, lines?: RowEdit) => `${job.deps!.fingerprint(d, edit, lines)}\u0001${pragmaRows(lines ?? edit)}` : undefined;
     const hit = cache.get(key, answer, frame, job.line);
     if (hit) {
       done[index] = hit;

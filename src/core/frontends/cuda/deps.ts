@@ -39,11 +39,11 @@ const answersBefore = new WeakMap<FileInfo, Map<string, string>>();
  * Every recorded read answered on `file` (the file as it is), hashed: equal
  * for two versions of a file when the kernel would read the same there.
  */
-export function fingerprint(file: FileInfo, d: Deps, source: string, edit?: RowEdit): string {
+export function fingerprint(file: FileInfo, d: Deps, source: string, edit?: RowEdit, lines?: RowEdit): string {
   const memo = edit ? answersBefore : answers;
   let known = memo.get(file);
   if (!known) memo.set(file, (known = new Map()));
-  return answerReads(d, source, (row) => statementAt(file.root, row), known, (map, key) => answer(file, map, key), edit);
+  return answerReads(d, source, (row) => statementAt(file.root, row), known, (map, key) => answer(file, map, key), edit, lines);
 }
 
 function answer(file: FileInfo, map: string, key: string): string {

@@ -21,7 +21,7 @@ import { syntaxRoot } from '../../syntax-tree';
 import type { Deps, RowEdit } from '../../deps';
 import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
-import { documentFrame, parseCached } from '../../parsers';
+import { documentFrame, parseCached, type DocFrame } from '../../parsers';
 import { relatedRequests } from '../../related';
 
 const MAX_SYNTAX_DIAGNOSTICS = 5;
@@ -42,6 +42,8 @@ interface Headers {
   map: (row: number) => number;
   /** The specs read (their `#include` lines are not "not read"). */
   read: Set<string>;
+  /** Rows of the text in front of the file. */
+  rows: number;
 }
 
 /** Header text read in front of a file at most (characters). */
@@ -71,7 +73,7 @@ function headerPrefix(input: FrontendContext): Headers | undefined {
     if (row >= rows) return row - rows + 1;
     return spans.find((sp) => row < sp.to)!.line;
   };
-  return text ? { text, map, read } : undefined;
+  return text ? { text, map, read, rows } : undefined;
 }
 
 function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined): FileIR {
@@ -95,7 +97,7 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
     // Besides the kernel's recorded reads: the architecture `__CUDA_ARCH__` takes.
     const context = ctx.source.includes(CUDA_ARCH) ? `arch:${String(file.archValue)}` : '';
-    const r = analyzeKernels(ctx, file, context, source, headers !== undefined);
+    const r = analyzeKernels(ctx, file, context, source, headers?.rows ?? 0);
     diagnostics.push(...r.diagnostics);
     if (file.kernels.length === 0) {
       const defs = (ownSource.match(/__global__/g) ?? []).length;
@@ -218,10 +220,10 @@ function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
   return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string, withHeaders: boolean): ReturnType<typeof runKernels> {
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string, headerRows: number): ReturnType<typeof runKernels> {
   // What a kernel reads of the rest of the file is recorded while it runs and answered again at the next
   // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
-  const reads = { root: file.root, fingerprint: (d: Deps, edit?: RowEdit) => fingerprint(file, d, source, edit) };
+  const reads = { root: file.root, fingerprint: (d: Deps, edit?: RowEdit, lines?: RowEdit) => fingerprint(file, d, source, edit, lines) };
   return runKernels(
     ctx,
     cache,
@@ -240,9 +242,20 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, s
         run: () => analyzeKernel(ctx, file, def),
       };
     }),
-    // Rows of a file read with its headers in front are not its lines: its kernels are analysed again after an Enter.
-    movable(ctx) && !withHeaders ? documentFrame(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source) : undefined,
+    movable(ctx) ? ownFrame(documentFrame(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source), headerRows) : undefined,
   );
+}
+
+/**
+ * The document version as the file's own lines see it: with `headerRows` of
+ * headers read in front, an edit below them is the same edit that many lines
+ * up (an edit inside them, of the headers read, moves nothing).
+ */
+function ownFrame(frame: DocFrame | undefined, headerRows: number): DocFrame | undefined {
+  if (!frame?.prev || headerRows === 0) return frame;
+  const e = frame.prev.edit;
+  if (e.startRow < headerRows) return { doc: frame.doc, version: frame.version };
+  return { ...frame, prev: { ...frame.prev, lines: { startRow: e.startRow - headerRows, oldEndRow: e.oldEndRow - headerRows, newEndRow: e.newEndRow - headerRows } } };
 }
 
 /** Numeric `--set` values and pragmas, for `#if` / `#ifdef`. */
