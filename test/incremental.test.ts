@@ -286,6 +286,35 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.ok(moved >= 2, `${moved} kernels moved`);
   });
 
+  it('a symbol named like a line field (`line`, `endLine`) keeps its value when its kernel is moved', () => {
+    const src = [
+      'import triton',
+      'import triton.language as tl',
+      '',
+      '',
+      '@triton.jit',
+      'def rows_kernel(x_ptr, y_ptr, line, endLine, BLOCK: tl.constexpr):',
+      '    pid = tl.program_id(0)',
+      '    offs = pid * BLOCK + tl.arange(0, BLOCK)',
+      '    x = tl.load(x_ptr + offs, mask=offs < line)',
+      '    tl.store(y_ptr + offs, x * endLine, mask=offs < line)',
+      '',
+      '',
+      'def run(x, y):',
+      '    rows_kernel[(triton.cdiv(4096, 1024),)](x, y, 4096, 7, BLOCK=1024)',
+      '',
+    ].join('\n');
+    const texts = ['\n' + src, '\n\n' + src];
+    warmEqualsCold(parsers, 'line-named.py', [src], texts, (i) => `version ${i + 1}`);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'line-named.py' });
+    const before = kernelStats.moved;
+    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'line-named.py' });
+    assert.equal(kernelStats.moved - before, 1, 'moved');
+    assert.equal(r.kernels[0].bindings.line, 4096);
+    assert.equal(r.kernels[0].bindings.endLine, 7);
+  });
+
   it('a kernel that read "line N" in the text is analysed again after an Enter above it, not moved', () => {
     // The launch passes the string "line 3": a value the kernel's bindings quote, which moving would change.
     const src = [

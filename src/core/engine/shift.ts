@@ -12,7 +12,7 @@
  * text (the frontends' own wording: src/core/messages.ts and the binding
  * details). A text that quotes the user's code could say "line 5" itself: a
  * kernel that read such words is not moved (deps.ts `answerReads`), nor one
- * with a symbol named by its line (`trips_L12`).
+ * with a symbol named by its line (`trips_L12`, `size@61#1`).
  */
 import type { RowEdit } from '../deps';
 import { rowAfter } from '../deps';
@@ -21,6 +21,12 @@ import { Expr, freeSymbols } from '../sym/expr';
 
 /** Keys whose numbers are 1-based lines (a kernel's `range` holds 0-based rows). */
 const LINE_KEYS = new Set(['line', 'endLine', 'callLine', 'loopLine']);
+
+/**
+ * Records keyed by the user's names (a symbol may be called `line`): their
+ * keys are not fields, and a value under one is not a line.
+ */
+const NAMED = new Set(['bindings', 'bindingSources', 'suggestions', 'launchSizes', 'incompleteCounts', 'frame', 'tensors', 'names']);
 
 /** A line on a row the edit touched, or an object not known to hold no lines: the kernel is analysed again. */
 class Touched extends Error {}
@@ -31,21 +37,40 @@ function touched(): never {
 
 /**
  * Symbols named by a line: an unbound loop's trip count (`trips_L12`, which
- * the user binds by that name), a Triton loop variable (`⟨k@12⟩`). A kernel
- * that has one is analysed again, not moved (its name would move with it).
+ * the user binds by that name), a Triton loop variable (`⟨k@12⟩`), a CUDA
+ * loop's iteration or geometric variable (`it@12`, `size@61#1`). A kernel
+ * that has one (or a text that names one) is analysed again, not moved: its
+ * name would move with it.
  */
-const LINE_SYMBOL = /trips_L\d|@\d+⟩/;
+const LINE_SYMBOL = /trips_L\d|@\d/;
 
-const symbolLines = new WeakMap<Expr, boolean>();
+/** Per expression: whether a symbol is named by a line, else the numbers its symbols' names hold. */
+const symbolNumbers = new WeakMap<Expr, number[] | 'line'>();
 
-function namesLine(e: Expr): boolean {
-  let b = symbolLines.get(e);
-  if (b === undefined) {
-    b = false;
-    for (const s of freeSymbols(e)) if (LINE_SYMBOL.test(s)) b = true;
-    symbolLines.set(e, b);
+function numbersIn(e: Expr): number[] | 'line' {
+  let out = symbolNumbers.get(e);
+  if (out === undefined) {
+    const found: number[] = [];
+    for (const s of freeSymbols(e)) {
+      if (LINE_SYMBOL.test(s)) {
+        symbolNumbers.set(e, 'line');
+        return 'line';
+      }
+      for (const m of s.matchAll(/\d+/g)) found.push(Number(m[0]));
+    }
+    symbolNumbers.set(e, (out = found));
   }
-  return b;
+  return out;
+}
+
+/**
+ * Whether a symbol of `e` may be named by a line the edit moves: one of the
+ * forms above, or any number in a symbol's name that is a line at or after
+ * the edit (a form not listed here is then still never moved).
+ */
+function namesLine(e: Expr, edit: RowEdit): boolean {
+  const ns = numbersIn(e);
+  return ns === 'line' || ns.some((n) => n > edit.startRow);
 }
 
 /** Kernels moved by the driver: the IR each was moved from, and the edit (so its reports can be moved too). */
@@ -85,11 +110,12 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
     if (Array.isArray(x)) return x.map((v) => walk(v, undefined));
     if (x === null || typeof x !== 'object') return x;
     // Symbolic expressions are shared, unless a symbol is named by its line. Any other kind of object is not known to hold no lines: not moved.
-    if (x instanceof Expr) return namesLine(x) ? touched() : x;
+    if (x instanceof Expr) return namesLine(x, e) ? touched() : x;
     const proto = Object.getPrototypeOf(x);
-    if (proto !== Object.prototype && proto !== null) throw new Touched();
+    if (proto !== Object.prototype && proto !== null) touched();
+    const named = key !== undefined && NAMED.has(key);
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) out[k] = key === 'range' && (k === 'startLine' || k === 'endLine') && typeof v === 'number' ? row(v) : walk(v, k);
+    for (const [k, v] of Object.entries(x)) out[k] = named ? walk(v, undefined) : key === 'range' && (k === 'startLine' || k === 'endLine') && typeof v === 'number' ? row(v) : walk(v, k);
     return out;
   };
   try {
