@@ -286,6 +286,21 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.ok(moved >= 2, `${moved} kernels moved`);
   });
 
+  /**
+   * Empty lines added at the top of `src`, once and twice (each version equal
+   * to a cold analysis); then, on warm caches, how many kernels the first
+   * Enter moved, and its report.
+   */
+  function enterAbove(src: string, file: string): { moved: number; r: FileReport } {
+    const texts = ['\n' + src, '\n\n' + src, '\n' + src];
+    warmEqualsCold(parsers, file, [src], texts, (i) => `version ${i + 1}`);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: file });
+    const before = kernelStats.moved;
+    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: file });
+    return { moved: kernelStats.moved - before, r };
+  }
+
   it('a symbol named like a line field (`line`, `endLine`) keeps its value when its kernel is moved', () => {
     const src = [
       'import triton',
@@ -304,13 +319,8 @@ describe('incremental analysis equals a cold one after every edit', function () 
       '    rows_kernel[(triton.cdiv(4096, 1024),)](x, y, 4096, 7, BLOCK=1024)',
       '',
     ].join('\n');
-    const texts = ['\n' + src, '\n\n' + src];
-    warmEqualsCold(parsers, 'line-named.py', [src], texts, (i) => `version ${i + 1}`);
-    clearCaches();
-    analyzeSource(src, parsers, { gpu: H100, path: 'line-named.py' });
-    const before = kernelStats.moved;
-    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'line-named.py' });
-    assert.equal(kernelStats.moved - before, 1, 'moved');
+    const { moved, r } = enterAbove(src, 'line-named.py');
+    assert.equal(moved, 1, 'moved');
     assert.equal(r.kernels[0].bindings.line, 4096);
     assert.equal(r.kernels[0].bindings.endLine, 7);
   });
@@ -337,13 +347,8 @@ describe('incremental analysis equals a cold one after every edit', function () 
       '    act_kernel[(triton.cdiv(n, 1024),)](x, y, n, ACT="line 3", BLOCK=1024)',
       '',
     ].join('\n');
-    const texts = ['\n' + src, '\n\n' + src, '\n' + src];
-    warmEqualsCold(parsers, 'quoted.py', [src], texts, (i) => `version ${i + 1}`);
-    clearCaches();
-    analyzeSource(src, parsers, { gpu: H100, path: 'quoted.py' });
-    const before = { ...kernelStats };
-    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'quoted.py' });
-    assert.equal(kernelStats.moved - before.moved, 0, 'not moved');
+    const { moved, r } = enterAbove(src, 'quoted.py');
+    assert.equal(moved, 0, 'not moved');
     assert.equal(r.kernels[0].bindingSources?.ACT?.detail, 'launch at line 18');
   });
 
