@@ -127,9 +127,7 @@ let beforeLines: RowEdit | undefined;
 
 /** A 0-based row of the file as it is now, as an answer gives it. */
 export function answerRow(row: number): string {
-  if (!before) return String(row);
-  const r = rowBefore(before, row);
-  return r === undefined ? `~${row}` : String(r);
+  return lineBefore(row + 1, before, 0);
 }
 
 /** A 1-based line of the file as it is now, as an answer gives it. */
@@ -137,11 +135,15 @@ export function answerLine(line: number): string {
   return lineBefore(line, beforeLines);
 }
 
-/** A 1-based line of the file as it is now, where it was before `edit` (`~N` on the rows the edit touched); without one, as it is. */
-export function lineBefore(line: number, edit: RowEdit | undefined): string {
-  if (!edit) return String(line);
+/**
+ * A 1-based line of the file as it is now, where it was before `edit` (`~N`
+ * on the rows the edit touched); without one, as it is. `base` 0 gives it as
+ * a 0-based row.
+ */
+export function lineBefore(line: number, edit: RowEdit | undefined, base = 1): string {
+  if (!edit) return String(line - 1 + base);
   const r = rowBefore(edit, line - 1);
-  return r === undefined ? `~${line}` : String(r + 1);
+  return r === undefined ? `~${line - 1 + base}` : String(r + base);
 }
 
 /** A row a query key names (`live:12`), recorded on the version the answers are given for, on the file as it is now. */
@@ -192,6 +194,18 @@ function saysLine(st: { text: string }): boolean {
   let b = linesSaid.get(st);
   if (b === undefined) linesSaid.set(st, (b = saysLineWords(st.text)));
   return b;
+}
+
+/** The answers of one scan (a frontend's file scan), and the same given on the version before its text's edit. */
+const answersNow = new WeakMap<object, Map<string, string>>();
+const answersBeforeEdit = new WeakMap<object, Map<string, string>>();
+
+/** The answers known for `scan` (answered on the version before `edit` when there is one): shared by a file's kernels. */
+export function answersOf(scan: object, edit: RowEdit | undefined): Map<string, string> {
+  const memo = edit ? answersBeforeEdit : answersNow;
+  let known = memo.get(scan);
+  if (!known) memo.set(scan, (known = new Map()));
+  return known;
 }
 
 /** Hashes of top-level statements' texts, kept with the statement (a statement carried over after an edit keeps it). */

@@ -301,9 +301,10 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     if (prev) {
       treeCache.delete(cacheKey);
       prevTree = prev.tree;
-      frame.prev = { version: prev.frame.version, edit: rowEdit(prev.source, source) };
+      const span = changedSpan(prev.source, source);
+      frame.prev = { version: prev.frame.version, edit: rowEdit(prev.source, source, span) };
       // A tree whose view reads from too many earlier trees is not built on: parsed afresh, they can all be let go.
-      if (reusable(prev.tree)) base = editedCopy(prev.tree, prev.source, source);
+      if (reusable(prev.tree)) base = editedCopy(prev.tree, prev.source, source, span);
     }
   }
   let tree = parseWithBudget(parser, source, base, budgetMs);
@@ -331,7 +332,13 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
 }
 
 /** The changed span between two texts, by common prefix and suffix: where it starts, and where it ends in each. */
-function changedSpan(before: string, after: string): { start: number; endA: number; endB: number } {
+interface ChangedSpan {
+  start: number;
+  endA: number;
+  endB: number;
+}
+
+function changedSpan(before: string, after: string): ChangedSpan {
   let start = 0;
   const maxStart = Math.min(before.length, after.length);
   while (start < maxStart && before.charCodeAt(start) === after.charCodeAt(start)) start++;
@@ -350,8 +357,8 @@ function changedSpan(before: string, after: string): { start: number; endA: numb
  * line's end give) spans only the lines it replaced: the line after it is
  * not touched (`oldEndRow` is then `startRow - 1` for lines only added).
  */
-function rowEdit(before: string, after: string): RowEdit {
-  const { start, endA, endB } = changedSpan(before, after);
+function rowEdit(before: string, after: string, span = changedSpan(before, after)): RowEdit {
+  const { start, endA, endB } = span;
   const at = pointAt(before, start);
   const oldRows = rowsIn(before, start, endA);
   const newRows = rowsIn(after, start, endB);
@@ -387,9 +394,9 @@ export function documentFrame(parser: Parser, key: string, source: string): DocF
   return c && c.source === source ? c.frame : undefined;
 }
 
-/** A copy of `tree` (parsed from `before`) edited to `after`: the changed span found by common prefix and suffix. */
-function editedCopy(tree: Tree, before: string, after: string): Tree {
-  const { start, endA, endB } = changedSpan(before, after);
+/** A copy of `tree` (parsed from `before`) edited to `after` (`span`: where they differ, by common prefix and suffix). */
+function editedCopy(tree: Tree, before: string, after: string, span: ChangedSpan): Tree {
+  const { start, endA, endB } = span;
   const base = tree.copy();
   base.edit({
     startIndex: start,

@@ -68,8 +68,9 @@ export class KernelCache {
     const hit = this.map.get(key);
     if (!hit) return undefined;
     const here = frame ? { doc: frame.doc, version: frame.version } : undefined;
-    if (hit.deps && (!answer || this.movedBelow(hit, frame) || answer(hit.deps) !== hit.answers)) {
-      const moved = answer && hit.deps ? this.moved(hit, answer, frame, line) : undefined;
+    const prev = hit.deps ? editSince(hit, frame) : undefined;
+    if (hit.deps && (!answer || (prev && movedBelow(hit.deps, prev.edit)) || answer(hit.deps) !== hit.answers)) {
+      const moved = answer && prev ? this.moved(hit, answer, prev, line) : undefined;
       if (!moved) return undefined;
       hit.ir = moved.ir;
       hit.deps = moved.deps;
@@ -83,19 +84,8 @@ export class KernelCache {
     return hit.ir;
   }
 
-  /** Whether `hit` read a statement the edit that made `frame` moved (its reads cannot answer the same unmoved). */
-  private movedBelow(hit: Cached, frame: DocFrame | undefined): boolean {
-    const prev = frame?.prev;
-    if (!prev || prev.edit.newEndRow === prev.edit.oldEndRow || hit.frame?.doc !== frame!.doc || hit.frame.version !== prev.version) return false;
-    for (const r of hit.deps!.rows) if (r > prev.edit.oldEndRow) return true;
-    return false;
-  }
-
-  /** `hit` moved by the edit that made `frame` from the version it was analysed on, when nothing it read was touched. */
-  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => string, frame: DocFrame | undefined, line: number | undefined): { ir: KernelIR; deps: Deps; answers: string } | undefined {
-    const prev = frame?.prev;
-    if (!prev || !hit.frame || hit.frame.doc !== frame!.doc || hit.frame.version !== prev.version) return undefined;
-    if (prev.edit.newEndRow === prev.edit.oldEndRow) return undefined;
+  /** `hit` moved by `prev`, the edit since the version it was analysed on, when nothing it read was touched. */
+  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => string, prev: NonNullable<DocFrame['prev']>, line: number | undefined): { ir: KernelIR; deps: Deps; answers: string } | undefined {
     const lines = prev.lines ?? prev.edit;
     if (answer(hit.deps!, prev.edit, lines) !== hit.answers) return undefined;
     const ir = shiftKernel(hit.ir, lines);
@@ -113,6 +103,22 @@ export class KernelCache {
   clear(): void {
     this.map.clear();
   }
+}
+
+/**
+ * The edit that made `frame` from the version `hit` was analysed on, when it
+ * added or removed lines (nothing else moves a kernel).
+ */
+function editSince(hit: Cached, frame: DocFrame | undefined): DocFrame['prev'] {
+  const prev = frame?.prev;
+  if (!prev || prev.edit.newEndRow === prev.edit.oldEndRow || hit.frame?.doc !== frame!.doc || hit.frame.version !== prev.version) return undefined;
+  return prev;
+}
+
+/** Whether reads recorded before `edit` include a statement it moved (they cannot answer the same unmoved). */
+function movedBelow(d: Deps, edit: RowEdit): boolean {
+  for (const r of d.rows) if (r > edit.oldEndRow) return true;
+  return false;
 }
 
 /**
@@ -190,7 +196,7 @@ export function movable(ctx: FrontendContext): boolean {
  */
 export function runKernels(ctx: FrontendContext, cache: KernelCache, language: Language, unit: UnitKind, jobs: KernelJob[], frame?: DocFrame): DriverResult {
   const out: DriverResult = { kernels: [], diagnostics: [], fresh: 0 };
-  const inputs = inputsKey(ctx);
+  let inputs: string | undefined;
   const { placeless, lines } = placesApart(ctx);
   const pragmaRows = (edit?: RowEdit): string => lines.map((l) => lineBefore(l, edit)).join(',');
   // One launch of a pipeline: only its kernel.
@@ -202,7 +208,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     const job = run[index];
     // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
     // (an Enter above a pragma moves the kernel instead of changing its key); without, they are part of the key.
-    const key = `${job.key}\u0000${job.deps ? placeless : inputs}`;
+    const key = `${job.key}\u0000${job.deps ? placeless : (inputs ??= inputsKey(ctx))}`;
     const answer = job.deps ? (d: Deps, edit?: RowEdit, lines?: RowEdit) => `${job.deps!.fingerprint(d, edit, lines)}\u0001${pragmaRows(lines ?? edit)}` : undefined;
     const hit = cache.get(key, answer, frame, job.line);
     if (hit) {

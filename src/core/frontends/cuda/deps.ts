@@ -5,7 +5,7 @@
  * that read the same answers give the same report; the driver compares the
  * answers and reuses the kernel when they match.
  */
-import { answerLine, answerReads, answerRow, keyRow, unanswered, type Deps, type RowEdit } from '../../deps';
+import { answerLine, answerReads, answersOf, answerRow, keyRow, unanswered, type Deps, type RowEdit } from '../../deps';
 import { statementAt, SyntaxNode } from '../../syntax-tree';
 import type { FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
@@ -30,20 +30,12 @@ function describe(x: unknown, depth = 0): string {
 
 const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.call(m, k) as V | undefined;
 
-/** Answers to reads, per scan. */
-const answers = new WeakMap<FileInfo, Map<string, string>>();
-/** The same, given on the version before the text's edit (src/core/deps.ts `answerRow`). */
-const answersBefore = new WeakMap<FileInfo, Map<string, string>>();
-
 /**
  * Every recorded read answered on `file` (the file as it is), hashed: equal
  * for two versions of a file when the kernel would read the same there.
  */
 export function fingerprint(file: FileInfo, d: Deps, source: string, edit?: RowEdit, lines?: RowEdit): string {
-  const memo = edit ? answersBefore : answers;
-  let known = memo.get(file);
-  if (!known) memo.set(file, (known = new Map()));
-  return answerReads(d, source, (row) => statementAt(file.root, row), known, (map, key) => answer(file, map, key), edit, lines);
+  return answerReads(d, source, (row) => statementAt(file.root, row), answersOf(file, edit), (map, key) => answer(file, map, key), edit, lines);
 }
 
 function answer(file: FileInfo, map: string, key: string): string {

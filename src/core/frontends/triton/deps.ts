@@ -5,7 +5,7 @@
  * same answers give the same report; the driver compares the answers and
  * reuses the kernel when they match.
  */
-import { answerLine, answerReads, answerRow, unanswered, type Deps, type RowEdit } from '../../deps';
+import { answerLine, answerReads, answersOf, answerRow, unanswered, type Deps, type RowEdit } from '../../deps';
 import { statementAt, type SyntaxNode as Node } from '../../syntax-tree';
 import { moduleAssigns } from './host';
 import type { FnInfo, ModuleInfo } from './module';
@@ -28,10 +28,6 @@ function fnAnswer(f: FnInfo | undefined): string {
   return [answerLine(f.line), f.isJit, f.decorators.join(','), f.returnsValue, f.autotune?.text ?? '', f.heuristics?.text ?? '', stmt.text].join('\u0001');
 }
 
-/** Answers to reads, per scan (and per scan, given on the version before its text's edit). */
-const answers = new WeakMap<ModuleInfo, Map<string, string>>();
-const answersBefore = new WeakMap<ModuleInfo, Map<string, string>>();
-
 /** The module-level constants a kernel's bindings take (bindings.ts `bindGlobals`), as an answer. */
 export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node])[]): string {
   return list.map(([k, n]) => `${k}=${nodeAnswer(n)}`).join('\n');
@@ -42,10 +38,7 @@ export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node]
  * for two versions of a file when the kernel would read the same there.
  */
 export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string, edit?: RowEdit): string {
-  const memo = edit ? answersBefore : answers;
-  let known = memo.get(m);
-  if (!known) memo.set(m, (known = new Map()));
-  return answerReads(d, source, (row) => statementAt(m.root, row), known, (map, key) => answer(m, map, key, constGlobals), edit);
+  return answerReads(d, source, (row) => statementAt(m.root, row), answersOf(m, edit), (map, key) => answer(m, map, key, constGlobals), edit);
 }
 
 function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => string): string {
