@@ -152,20 +152,39 @@ export function parseBindingValue(raw: string): number | boolean | string {
  * Reads `# roofline: M=4096 N=4096` / `// roofline: M=4096` pragma comments.
  * Returns bindings with their 1-based line. Never throws.
  */
+const SPACE = /\s/;
+
 export function readPragmas(source: string): { name: string; value: number | boolean | string; line: number }[] {
   // Most files have none: one substring search instead of the pattern tried at every comment.
   if (!source.includes('roofline:')) return [];
   const out: { name: string; value: number | boolean | string; line: number }[] = [];
-  const re = /(?:#|\/\/|\/\*)\s*roofline:\s*([^\n]*)/g;
-  let m: RegExpExecArray | null;
   let count = 0;
   let line = 1;
   let at = 0;
-  while ((m = re.exec(source)) && count < 1000) {
+  let taken = 0;
+  // Each `roofline:` with a comment opener (`#`, `//`, `/*`) before it, across white space: the pattern
+  // `(?:#|\/\/|\/\*)\s*roofline:\s*([^\n]*)`, found from the word (a regular expression tried at every
+  // character of a long file cost more than the rest of an edit's bookkeeping).
+  for (let k = source.indexOf('roofline:'); k !== -1 && count < 1000; k = source.indexOf('roofline:', k + 1)) {
+    let b = k;
+    while (b > 0 && SPACE.test(source[b - 1])) b--;
+    const c = source.charCodeAt(b - 1);
+    let start: number;
+    if (c === 35 /* # */) start = b - 1;
+    else if (b >= 2 && source.charCodeAt(b - 2) === 47 /* / */ && (c === 47 || c === 42 /* * */)) start = b - 2;
+    else continue;
+    // Not within the line the last one took (a match runs to its line's end).
+    if (start < taken) continue;
     count++;
-    for (let i = source.indexOf('\n', at); i !== -1 && i < m.index; i = source.indexOf('\n', i + 1)) line++;
-    at = m.index;
-    const body = m[1].replace(/\*\/.*$/, '');
+    for (let i = source.indexOf('\n', at); i !== -1 && i < start; i = source.indexOf('\n', i + 1)) line++;
+    at = start;
+    let from = k + 'roofline:'.length;
+    while (from < source.length && SPACE.test(source[from])) from++;
+    const eol = source.indexOf('\n', from);
+    const rest = source.slice(from, eol === -1 ? source.length : eol);
+    // The next match starts after this one's line.
+    taken = k = eol === -1 ? source.length : eol;
+    const body = rest.replace(/\*\/.*$/, '');
     for (const pair of body.split(/[\s,]+/)) {
       const eq = pair.indexOf('=');
       if (eq <= 0) continue;

@@ -211,19 +211,21 @@ export function answersOf(scan: object, edit: RowEdit | undefined): Map<string, 
 /** Hashes of top-level statements' texts, kept with the statement (a statement carried over after an edit keeps it). */
 const statementHashes = new WeakMap<object, string>();
 
-function statementHash(st: { text: string }): string {
+/** The hash of a node's text, kept with the node (a statement carried over after an edit keeps it). */
+export function statementHash(st: { text: string }): string {
   let h = statementHashes.get(st);
   if (h === undefined) statementHashes.set(st, (h = hash53(st.text)));
   return h;
 }
 
 /**
- * Every read of `d` answered on the file as it is, as one hash: equal for two
+ * Every read of `d` answered on the file as it is, in the order of
+ * `sortedReads(d)` (rows, then queries): equal (`sameAnswers`) for two
  * versions of a file when the kernel would read the same there. `statement`
- * gives the own file's top-level statement starting at a row (its text's hash
- * is kept with it); `answer` a frontend's answer to a query (`map:key`), kept
- * hashed in `known` (one map per scan: a scan never changes, and a file's
- * kernels share most reads).
+ * gives the own file's top-level statement starting at a row (its text's
+ * hash is kept with it); `answer` a frontend's answer to a query
+ * (`map:key`), kept hashed in `known` (one map per scan: a scan never
+ * changes, and a file's kernels share most reads).
  */
 export function answerReads(
   d: Deps,
@@ -233,7 +235,7 @@ export function answerReads(
   answer: (map: string, key: string) => string,
   edit?: RowEdit,
   lines: RowEdit | undefined = edit,
-): string {
+): Answers {
   const saved = [before, beforeLines] as const;
   before = edit;
   beforeLines = lines;
@@ -244,27 +246,52 @@ export function answerReads(
   }
 }
 
-function answerAll(d: Deps, source: string, statement: (row: number) => { text: string } | undefined, known: Map<string, string>, answer: (map: string, key: string) => string, edit: RowEdit | undefined): string {
-  if (d.whole) return `whole:${hash53(source)}`;
-  const parts: string[] = [];
-  for (const row of [...d.rows].sort((a, b) => a - b)) {
+/** The answers to a kernel's reads, one per read (compared, not hashed together: most checks find them equal). */
+export type Answers = readonly string[];
+
+/** Whether two lists of answers are the same. */
+export function sameAnswers(a: Answers | undefined, b: Answers | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A recorder's reads in a fixed order (sorted once, when the recording is done: answered at every edit). */
+const sorted = new WeakMap<Deps, { rows: number[]; queries: string[] }>();
+
+function sortedReads(d: Deps): { rows: number[]; queries: string[] } {
+  let s = sorted.get(d);
+  if (!s || s.rows.length !== d.rows.size || s.queries.length !== d.queries.size) {
+    s = { rows: [...d.rows].sort((a, b) => a - b), queries: [...d.queries].sort() };
+    sorted.set(d, s);
+  }
+  return s;
+}
+
+function answerAll(d: Deps, source: string, statement: (row: number) => { text: string } | undefined, known: Map<string, string>, answer: (map: string, key: string) => string, edit: RowEdit | undefined): Answers {
+  if (d.whole) return [`whole:${hash53(source)}`];
+  const { rows, queries } = sortedReads(d);
+  const out: string[] = new Array(rows.length + queries.length);
+  let i = 0;
+  for (const row of rows) {
     // With an edit, `d` was recorded on the text before it: the statement is looked for where the edit moved it.
     const now = edit ? rowAfter(edit, row) : row;
     const st = now === undefined ? undefined : statement(now);
     // A kernel moved by an edit has "line N" in its notes moved too (engine/shift.ts): not one that read such words.
-    if (edit && st && saysLine(st)) return unanswered();
-    parts.push(`@${row}=${st ? statementHash(st) : '\u2205'}`);
+    if (edit && st && saysLine(st)) return [unanswered()];
+    out[i++] = st ? statementHash(st) : '\u2205';
   }
-  for (const q of [...d.queries].sort()) {
+  for (const q of queries) {
     let a = known.get(q);
     if (a === undefined) {
       const colon = q.indexOf(':');
       const raw = answer(q.slice(0, colon), q.slice(colon + 1));
-      if (edit && saysLineWords(raw)) return unanswered();
+      if (edit && saysLineWords(raw)) return [unanswered()];
       a = raw.startsWith('?') ? raw : hash53(raw);
       if (!raw.startsWith('?')) known.set(q, a);
     }
-    parts.push(`${q}=${a}`);
+    out[i++] = a;
   }
-  return String(hash53(parts.join('\n')));
+  return out;
 }

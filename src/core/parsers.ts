@@ -203,6 +203,8 @@ interface HaltedParse {
   source: string;
   /** The document's previous tree, as it was. */
   prev: Tree | null;
+  /** Where the text changed since `prev`'s (the view's carry-over needs it). */
+  span?: ChangedSpan;
   /** A copy of it edited to this source (the halted parse reuses it). */
   base: Tree | null;
 }
@@ -286,10 +288,12 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   // parse starts, deleted once the parse is done.
   let prevTree: Tree | null = null;
   let base: Tree | null = null;
+  let span: ChangedSpan | undefined;
   const frame: DocFrame = { doc: cacheKey, version: ++versions };
   if (halted) {
     prevTree = halted.prev;
     base = halted.base;
+    span = halted.span;
     halted = undefined;
   } else {
     const prev = treeCache.get(cacheKey);
@@ -301,7 +305,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     if (prev) {
       treeCache.delete(cacheKey);
       prevTree = prev.tree;
-      const span = changedSpan(prev.source, source);
+      span = changedSpan(prev.source, source);
       frame.prev = { version: prev.frame.version, edit: rowEdit(prev.source, source, span) };
       // A tree whose view reads from too many earlier trees is not built on: parsed afresh, they can all be let go.
       if (reusable(prev.tree)) base = editedCopy(prev.tree, prev.source, source, span);
@@ -318,37 +322,74 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     tree = parseWithBudget(parser, source, null, budgetMs);
   }
   if (!tree) {
-    halted = { parser, cacheKey, source, prev: prevTree, base };
+    halted = { parser, cacheKey, source, prev: prevTree, base, span };
     if (!resumable) abandonHalted();
     return null;
   }
   const incremental = base !== null;
   base?.delete();
   // The new tree's view takes over the unchanged statements of the previous one (syntax-tree.ts).
-  if (prevTree && incremental && !tree.rootNode.hasError) noteReparse(tree, prevTree);
+  if (prevTree && incremental && !tree.rootNode.hasError) noteReparse(tree, prevTree, span);
   remember(cacheKey, source, tree, frame);
   if (prevTree) retire(prevTree);
   return tree;
 }
 
 /** The changed span between two texts, by common prefix and suffix: where it starts, and where it ends in each. */
-interface ChangedSpan {
+export interface ChangedSpan {
   start: number;
   endA: number;
   endB: number;
 }
 
 function changedSpan(before: string, after: string): ChangedSpan {
-  let start = 0;
-  const maxStart = Math.min(before.length, after.length);
-  while (start < maxStart && before.charCodeAt(start) === after.charCodeAt(start)) start++;
-  let endA = before.length;
-  let endB = after.length;
-  while (endA > start && endB > start && before.charCodeAt(endA - 1) === after.charCodeAt(endB - 1)) {
-    endA--;
-    endB--;
+  const start = commonPrefix(before, after);
+  const end = commonSuffix(before, after, Math.min(before.length, after.length) - start);
+  return { start, endA: before.length - end, endB: after.length - end };
+}
+
+/**
+ * How many characters `a` and `b` share at their start: compared a block at
+ * a time (growing, then halved around the first difference), character by
+ * character only at the end: comparing two slices is one memory comparison
+ * in V8, a loop over a long file's characters is not.
+ */
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let lo = 0;
+  let step = 64;
+  while (lo + step <= n && a.slice(lo, lo + step) === b.slice(lo, lo + step)) {
+    lo += step;
+    step *= 2;
   }
-  return { start, endA, endB };
+  let hi = Math.min(n, lo + step);
+  while (hi - lo > 32) {
+    const mid = (lo + hi) >> 1;
+    if (a.slice(lo, mid) === b.slice(lo, mid)) lo = mid;
+    else hi = mid;
+  }
+  while (lo < n && a.charCodeAt(lo) === b.charCodeAt(lo)) lo++;
+  return lo;
+}
+
+/** How many characters `a` and `b` share at their end, at most `max`. */
+function commonSuffix(a: string, b: string, max: number): number {
+  const la = a.length;
+  const lb = b.length;
+  let lo = 0;
+  let step = 64;
+  while (lo + step <= max && a.slice(la - lo - step, la - lo) === b.slice(lb - lo - step, lb - lo)) {
+    lo += step;
+    step *= 2;
+  }
+  let hi = Math.min(max, lo + step);
+  while (hi - lo > 32) {
+    const mid = (lo + hi) >> 1;
+    if (a.slice(la - mid, la - lo) === b.slice(lb - mid, lb - lo)) lo = mid;
+    else hi = mid;
+  }
+  while (lo < max && a.charCodeAt(la - lo - 1) === b.charCodeAt(lb - lo - 1)) lo++;
+  return lo;
 }
 
 /**

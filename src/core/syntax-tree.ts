@@ -364,11 +364,18 @@ const views = new WeakMap<Tree, TreeView>();
  * previous tree of the document, edited): the new tree's view takes over the
  * previous view's top-level statements the edit did not touch.
  */
-const predecessors = new WeakMap<Tree, Tree>();
+const predecessors = new WeakMap<Tree, { old: Tree; span?: TextSpan }>();
 
-/** Says that `tree` was parsed incrementally from `old` (parsers.ts). */
-export function noteReparse(tree: Tree, old: Tree): void {
-  predecessors.set(tree, old);
+/** Where two texts differ: from `start` to `endA` in the first, to `endB` in the second (the rest is the same). */
+export interface TextSpan {
+  start: number;
+  endA: number;
+  endB: number;
+}
+
+/** Says that `tree` was parsed incrementally from `old`, the text having changed in `span` (parsers.ts). */
+export function noteReparse(tree: Tree, old: Tree, span?: TextSpan): void {
+  predecessors.set(tree, { old, span });
 }
 
 /** The root of a tree's view (one view per tree: the same nodes every call). */
@@ -377,10 +384,10 @@ export function syntaxRoot(tree: Tree, source?: string): SyntaxNode {
   if (!v) {
     v = new TreeView(tree, source);
     views.set(tree, v);
-    const old = predecessors.get(tree);
+    const p = predecessors.get(tree);
     predecessors.delete(tree);
-    const before = old ? views.get(old) : undefined;
-    if (before) carryOver(before, v);
+    const before = p ? views.get(p.old) : undefined;
+    if (before) carryOver(before, v, p!.span);
   }
   return (v.root ??= v.of(tree.rootNode));
 }
@@ -414,7 +421,7 @@ function lineCount(text: string): number {
   return n;
 }
 
-function carryOver(before: TreeView, view: TreeView): void {
+function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined): void {
   // The earlier tree was edited (its root may be a new copy): its root is the one its view made.
   const oldRoot = before.root;
   const oldTop = oldRoot?._children ?? oldRoot?._named;
@@ -447,7 +454,8 @@ function carryOver(before: TreeView, view: TreeView): void {
         o.startPosition.column === c.startPosition.column &&
         o.endIndex + d === c.endIndex &&
         o.type === c.type &&
-        source.startsWith(o.text, c.startIndex)
+        // Wholly before or after the changed span its text is the same; else it is compared.
+        ((span !== undefined && ((d === 0 && c.endIndex <= span.start) || (d === moved && c.startIndex >= span.endB))) || source.startsWith(o.text, c.startIndex))
       ) {
         found = o;
         by = d;
@@ -473,6 +481,7 @@ function carryOver(before: TreeView, view: TreeView): void {
   view.donors = donors;
   for (const c of top) c._parent = root;
   root._children = top;
+  root._named = top.filter((c) => c.isNamed);
   view.carried = carried;
   view.doc = before.doc;
   view.doc!.current = view;
@@ -522,7 +531,7 @@ export function treesInUse(live: Iterable<Tree>): Set<Tree> {
     out.add(t);
     const v = views.get(t);
     if (v) for (const d of v.donors) out.add(d);
-    const p = predecessors.get(t);
+    const p = predecessors.get(t)?.old;
     if (p) {
       out.add(p);
       const pv = views.get(p);

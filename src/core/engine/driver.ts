@@ -17,7 +17,7 @@ import type { FrontendContext } from '../frontend';
 import type { Diagnostic, KernelIR, Language, UnitKind } from '../ir';
 import { say } from '../messages';
 import { ONE } from '../sym/expr';
-import { Deps, lineBefore, recordInto, saysLineWords, shiftedDeps, type RowEdit } from '../deps';
+import { Deps, lineBefore, recordInto, sameAnswers, saysLineWords, shiftedDeps, type Answers, type RowEdit } from '../deps';
 import type { DocFrame } from '../parsers';
 import { shiftKernel } from './shift';
 
@@ -32,7 +32,7 @@ export interface KernelJob {
    * (src/core/deps.ts) and answered again at the next analysis: the cached
    * kernel is taken only when every answer is the same.
    */
-  deps?: { root: object; fingerprint(d: Deps, edit?: RowEdit, lines?: RowEdit): string };
+  deps?: { root: object; fingerprint(d: Deps, edit?: RowEdit, lines?: RowEdit): Answers };
   name: string;
   /** 1-based line of the definition. */
   line: number;
@@ -44,7 +44,7 @@ interface Cached {
   ir: KernelIR;
   /** The recorded reads and their answers when it ran (jobs with `deps`). */
   deps?: Deps;
-  answers?: string;
+  answers?: Answers;
   /** The document version the reads and the kernel's lines are of. */
   frame?: { doc: string; version: number };
 }
@@ -64,12 +64,12 @@ export class KernelCache {
    * rows the edit between them touched and answer the same there, is taken
    * with its lines moved by the edit (an Enter above it).
    */
-  get(key: string, answer?: (d: Deps, edit?: RowEdit, lines?: RowEdit) => string, frame?: DocFrame, line?: number): KernelIR | undefined {
+  get(key: string, answer?: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, frame?: DocFrame, line?: number): KernelIR | undefined {
     const hit = this.map.get(key);
     if (!hit) return undefined;
     const here = frame ? { doc: frame.doc, version: frame.version } : undefined;
     const prev = hit.deps ? editSince(hit, frame) : undefined;
-    if (hit.deps && (!answer || (prev && movedBelow(hit.deps, prev.edit)) || answer(hit.deps) !== hit.answers)) {
+    if (hit.deps && (!answer || (prev && movedBelow(hit.deps, prev.edit)) || !sameAnswers(answer(hit.deps), hit.answers))) {
       const moved = answer && prev ? this.moved(hit, answer, prev, line) : undefined;
       if (!moved) return undefined;
       hit.ir = moved.ir;
@@ -85,16 +85,16 @@ export class KernelCache {
   }
 
   /** `hit` moved by `prev`, the edit since the version it was analysed on, when nothing it read was touched. */
-  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => string, prev: NonNullable<DocFrame['prev']>, line: number | undefined): { ir: KernelIR; deps: Deps; answers: string } | undefined {
+  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, prev: NonNullable<DocFrame['prev']>, line: number | undefined): { ir: KernelIR; deps: Deps; answers: Answers } | undefined {
     const lines = prev.lines ?? prev.edit;
-    if (answer(hit.deps!, prev.edit, lines) !== hit.answers) return undefined;
+    if (!sameAnswers(answer(hit.deps!, prev.edit, lines), hit.answers)) return undefined;
     const ir = shiftKernel(hit.ir, lines);
     const deps = shiftedDeps(hit.deps!, prev.edit);
     if (!ir || !deps || (line !== undefined && ir.line !== line)) return undefined;
     return { ir, deps, answers: answer(deps) };
   }
 
-  set(key: string, k: KernelIR, deps?: Deps, answers?: string, frame?: DocFrame): void {
+  set(key: string, k: KernelIR, deps?: Deps, answers?: Answers, frame?: DocFrame): void {
     this.map.delete(key);
     this.map.set(key, deps ? { ir: k, deps, answers, ...(frame ? { frame: { doc: frame.doc, version: frame.version } } : {}) } : { ir: k });
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
@@ -209,7 +209,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
     // (an Enter above a pragma moves the kernel instead of changing its key); without, they are part of the key.
     const key = `${job.key}\u0000${job.deps ? placeless : (inputs ??= inputsKey(ctx))}`;
-    const answer = job.deps ? (d: Deps, edit?: RowEdit, lines?: RowEdit) => `${job.deps!.fingerprint(d, edit, lines)}\u0001${pragmaRows(lines ?? edit)}` : undefined;
+    const answer = job.deps ? (d: Deps, edit?: RowEdit, lines?: RowEdit): Answers => [...job.deps!.fingerprint(d, edit, lines), pragmaRows(lines ?? edit)] : undefined;
     const hit = cache.get(key, answer, frame, job.line);
     if (hit) {
       done[index] = hit;
@@ -266,7 +266,7 @@ export function failedKernel(job: Pick<KernelJob, 'name' | 'line' | 'range'>, la
  * in host code the result never read, does not rebuild it.
  */
 export class ReadsMemo<T> {
-  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: string }>();
+  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: Answers }>();
   /** Values taken from the memo and values computed (tests read them). */
   readonly stats = { reused: 0, computed: 0 };
   constructor(private readonly max = 64) {}
@@ -276,9 +276,9 @@ export class ReadsMemo<T> {
    * one when `fingerprint` answers its reads as before, else `compute`'s,
    * recorded; kept only when `complete` says nothing cut it short.
    */
-  get(path: string, key: string, root: object, fingerprint: (d: Deps) => string, compute: () => T, complete: () => boolean): T {
+  get(path: string, key: string, root: object, fingerprint: (d: Deps) => Answers, compute: () => T, complete: () => boolean): T {
     const hit = this.map.get(path);
-    if (hit && hit.key === key && fingerprint(hit.deps) === hit.answers) {
+    if (hit && hit.key === key && sameAnswers(fingerprint(hit.deps), hit.answers)) {
       this.stats.reused++;
       return hit.value;
     }

@@ -5,7 +5,7 @@
  * that read the same answers give the same report; the driver compares the
  * answers and reuses the kernel when they match.
  */
-import { answerLine, answerReads, answersOf, answerRow, keyRow, unanswered, type Deps, type RowEdit } from '../../deps';
+import { answerLine, answerReads, answersOf, answerRow, keyRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
 import { statementAt, SyntaxNode } from '../../syntax-tree';
 import type { FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
@@ -16,7 +16,8 @@ const NONE = '\u2205';
 /** A scan entry as text: nodes by row and text, arrays, maps and objects by their fields (a few levels deep). */
 function describe(x: unknown, depth = 0): string {
   if (x === null || x === undefined) return NONE;
-  if (x instanceof SyntaxNode) return `${answerRow(x.startPosition.row)}:${x.text}`;
+  // A node's text by its hash, kept with the node (an edit elsewhere does not hash it again).
+  if (x instanceof SyntaxNode) return `${answerRow(x.startPosition.row)}:${statementHash(x)}`;
   if (typeof x !== 'object') return typeof x === 'function' ? '' : String(x);
   if (depth > 3) return '…';
   if (Array.isArray(x)) return `[${x.map((v) => describe(v, depth + 1)).join(',')}]`;
@@ -34,7 +35,7 @@ const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.ca
  * Every recorded read answered on `file` (the file as it is), hashed: equal
  * for two versions of a file when the kernel would read the same there.
  */
-export function fingerprint(file: FileInfo, d: Deps, source: string, edit?: RowEdit, lines?: RowEdit): string {
+export function fingerprint(file: FileInfo, d: Deps, source: string, edit?: RowEdit, lines?: RowEdit): Answers {
   return answerReads(d, source, (row) => statementAt(file.root, row), answersOf(file, edit), (map, key) => answer(file, map, key), edit, lines);
 }
 
@@ -55,7 +56,7 @@ function answer(file: FileInfo, map: string, key: string): string {
       return (file.macros.get(key) ?? []).map((m) => `${answerLine(m.line)}:${m.undef ? 'undef' : ''}:${m.params?.join(',') ?? ''}:${m.text}`).join(';') || NONE;
     case 'live': {
       const st = statementAt(file.root, keyRow(Number(key)));
-      return st ? `${st.text}\u0001${file.decisionsIn(st)}` : NONE;
+      return st ? `${statementHash(st)}\u0001${file.decisionsIn(st)}` : NONE;
     }
     case 'helperMentions':
       return file.helperText().includes(key) ? '1' : '0';

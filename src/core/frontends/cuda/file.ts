@@ -114,6 +114,24 @@ export interface Include {
   offset: number;
 }
 
+/**
+ * What visiting one top-level statement added to the scan, when nothing in
+ * it depends on what came before it (no macro, `#if`, include or
+ * diagnostic): replayed for the same statement after an edit elsewhere (a
+ * statement carried over into the new tree is the same node object), so an
+ * edit re-walks only the statements it touched. Places are read from the
+ * nodes when replayed (a statement moved by an edit above it).
+ */
+type ScanOp =
+  | { k: 'fn'; def: FnDef }
+  | { k: 'struct'; name: string; def: StructDef; at: Node }
+  | { k: 'typedef'; name: string; alias: TypeAlias }
+  | { k: 'texture'; name: string; ref: TextureRef }
+  | { k: 'global'; name: string; def: GlobalDef }
+  | { k: 'inst'; name: string; targs: Node[]; at: Node };
+
+const statementOps = new WeakMap<Node, readonly ScanOp[]>();
+
 /** The types of nodes whose children can be declarations, statements or directives. */
 const CONTAINERS = new Set([
   'translation_unit',
@@ -161,6 +179,8 @@ export class FileInfo {
   private readonly undefinedInIf = new Set<string>();
   private helpers: string | undefined;
   private depth = 0;
+  /** While a top-level statement is visited: what it adds (null once something makes it depend on what came before). */
+  private ops: ScanOp[] | null = null;
 
   /** `__CUDA_ARCH__` as the analysis uses it: the user's value, else the selected GPU's (arch.ts); said once. */
   readonly archValue: number | undefined;
@@ -173,7 +193,7 @@ export class FileInfo {
     private readonly arch: TargetArch = { from: 'no GPU selected' },
   ) {
     this.archValue = userValues.get(CUDA_ARCH) ?? arch.value;
-    this.walk(root, null);
+    this.walkTop(root);
     this.collectLaunches();
   }
 
@@ -233,6 +253,63 @@ export class FileInfo {
     return false;
   }
 
+  /** The file's top-level statements, each replayed from what it added last time when it can be (`ScanOp`). */
+  private walkTop(root: Node): void {
+    this.depth++;
+    for (const c of named(root)) {
+      const known = statementOps.get(c);
+      if (known) {
+        for (const op of known) this.apply(op);
+        continue;
+      }
+      this.ops = [];
+      this.visit(c, null);
+      if (this.ops) statementOps.set(c, this.ops);
+      this.ops = null;
+    }
+    this.depth--;
+  }
+
+  /** Adds to the scan what a statement's visit found (and notes it while the statement's ops are kept). */
+  private emit(op: ScanOp): void {
+    this.ops?.push(op);
+    this.apply(op);
+  }
+
+  /** Something of the statement depends on what came before it (a macro, an `#if`): its ops are not kept. */
+  private stateful(): void {
+    this.ops = null;
+  }
+
+  private apply(op: ScanOp): void {
+    switch (op.k) {
+      case 'fn': {
+        const def = op.def;
+        const list = this.functions.get(def.name) ?? [];
+        list.push(def);
+        this.functions.set(def.name, list);
+        if (def.isGlobal && def.body) this.kernels.push(def);
+        return;
+      }
+      case 'struct':
+        this.structs.set(op.name, op.def);
+        this.structsAt.set(op.at.startIndex, op.def);
+        return;
+      case 'typedef':
+        this.typedefs.set(op.name, op.alias);
+        return;
+      case 'texture':
+        this.textures.set(op.name, op.ref);
+        return;
+      case 'global':
+        this.globals.set(op.name, op.def);
+        return;
+      case 'inst':
+        this.instantiations.push({ name: op.name, targs: op.targs, line: lineOf(op.at) });
+        return;
+    }
+  }
+
   private walk(n: Node, owner: StructDef | null): void {
     if (++this.depth <= MAX_WALK_DEPTH) for (const c of named(n)) this.visit(c, owner);
     this.depth--;
@@ -273,7 +350,7 @@ export class FileInfo {
       case 'alias_declaration': {
         const name = c.childForFieldName('name')?.text;
         const type = c.childForFieldName('type');
-        if (name && type) this.typedefs.set(name, { type, declarator: null });
+        if (name && type) this.emit({ k: 'typedef', name, alias: { type, declarator: null } });
         return;
       }
       case 'template_instantiation':
@@ -285,6 +362,8 @@ export class FileInfo {
   }
 
   private define(c: Node): void {
+    // A macro's body is parsed by the scan's snippets (freed with it), and it changes what follows.
+    this.stateful();
     const name = c.childForFieldName('name')?.text;
     if (!name) return;
     const ps = c.childForFieldName('parameters');
@@ -302,6 +381,7 @@ export class FileInfo {
   }
 
   private directive(c: Node): void {
+    this.stateful();
     const dir = c.childForFieldName('directive')?.text;
     const arg = c.childForFieldName('argument')?.text.trim();
     if (dir === '#undef' && arg)
@@ -309,6 +389,7 @@ export class FileInfo {
   }
 
   private include(c: Node): void {
+    this.stateful();
     const p = c.childForFieldName('path');
     if (!p) return;
     const system = p.type === 'system_lib_string';
@@ -318,6 +399,7 @@ export class FileInfo {
 
   /** Chooses the live branch of a `#if` chain with the macros seen so far, and walks only that one. */
   private conditional(c: Node, owner: StructDef | null): void {
+    this.stateful();
     let branch: Node | null = c;
     let live: Node | null = null;
     while (branch) {
@@ -456,10 +538,7 @@ export class FileInfo {
       }
       return;
     }
-    const list = this.functions.get(def.name) ?? [];
-    list.push(def);
-    this.functions.set(def.name, list);
-    if (def.isGlobal && def.body) this.kernels.push(def);
+    this.emit({ k: 'fn', def });
   }
 
   /** A struct, class or union with a body; `as` names an anonymous one (`typedef struct { … } P;`). */
@@ -482,8 +561,7 @@ export class FileInfo {
         .filter((x) => x.type === 'base_class_clause')
         .flatMap((x) => named(x).filter((b) => b.type === 'type_identifier' || b.type === 'qualified_identifier' || b.type === 'template_type')),
     };
-    this.structs.set(name, def);
-    this.structsAt.set(c.startIndex, def);
+    this.emit({ k: 'struct', name, def, at: c });
     for (const m of named(body)) {
       if (m.type === 'field_declaration') this.field(def, m);
       else if (m.type === 'function_definition') this.func(m, def);
@@ -503,7 +581,8 @@ export class FileInfo {
     if (named(m).some((x) => x.type === 'storage_class_specifier' && x.text === 'static')) return;
     const declarators = m.childrenForFieldName('declarator');
     if (declarators.length === 0 && /^(struct|class|union)_specifier$/.test(type.type) && !type.childForFieldName('name')) {
-      // An anonymous struct or union member: its members belong to the enclosing struct.
+      // An anonymous struct or union member: its members belong to the enclosing struct (named by its place).
+      this.stateful();
       const anon = this.struct(type, `${def.name}::<anonymous@${type.startIndex}>`);
       if (anon) {
         def.members.push({ anon });
@@ -529,13 +608,13 @@ export class FileInfo {
       const plain = declarators.find((d) => d.type === 'type_identifier');
       this.struct(type, type.childForFieldName('name') ? undefined : plain?.text);
       if (!type.childForFieldName('name') && plain) {
-        for (const d of declarators) if (d.startIndex !== plain.startIndex) this.typedefs.set(innermostName(d) ?? '', { type, declarator: d });
+        for (const d of declarators) if (d.startIndex !== plain.startIndex) this.emit({ k: 'typedef', name: innermostName(d) ?? '', alias: { type, declarator: d } });
         return;
       }
     }
     for (const d of declarators) {
       const name = innermostName(d);
-      if (name) this.typedefs.set(name, { type, declarator: d });
+      if (name) this.emit({ k: 'typedef', name, alias: { type, declarator: d } });
     }
   }
 
@@ -549,7 +628,7 @@ export class FileInfo {
       const as = args ? named(args) : [];
       for (const d of c.childrenForFieldName('declarator')) {
         const name = innermostName(d);
-        if (name) this.textures.set(name, { name, elem: as[0] ?? null, normalized: as.some((a) => a.text.includes('NormalizedFloat')) });
+        if (name) this.emit({ k: 'texture', name, ref: { name, elem: as[0] ?? null, normalized: as.some((a) => a.text.includes('NormalizedFloat')) } });
       }
       return;
     }
@@ -560,7 +639,7 @@ export class FileInfo {
     if (!space) return;
     for (const d of c.childrenForFieldName('declarator')) {
       const name = innermostName(d);
-      if (name) this.globals.set(name, { name, decl: c, declarator: d, space });
+      if (name) this.emit({ k: 'global', name, def: { name, decl: c, declarator: d, space } });
     }
   }
 
@@ -571,7 +650,7 @@ export class FileInfo {
     if (!tf || tf.type !== 'template_function') return;
     const name = tf.childForFieldName('name')?.text;
     const args = tf.childForFieldName('arguments');
-    if (name && args) this.instantiations.push({ name, targs: named(args), line: lineOf(c) });
+    if (name && args) this.emit({ k: 'inst', name, targs: named(args), at: c });
   }
 
   private collectLaunches(): void {

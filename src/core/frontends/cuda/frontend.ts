@@ -149,12 +149,16 @@ function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers 
   if (hit && hit.tree === tree && hit.key === key) return hit;
   // Build it outside the cache when the budget may cut the scan short (a partial scan must not be reused).
   if (ctx.budget.fileTruncated || ctx.budget.expired) return undefined;
-  if (hit) {
-    hit.snippets.dispose();
-    fileScans.delete(path);
+  if (hit) fileScans.delete(path);
+  // The previous scan's macro parses are taken over where the new one reads the same texts; the rest are freed.
+  const snippets = new Snippets(ctx.parsers.cuda, hit?.snippets);
+  let file: FileInfo;
+  try {
+    file = ownKernels(new FileInfo(syntaxRoot(tree, ctx.source), snippets, values, arch), headers);
+  } finally {
+    snippets.releaseEarlier();
   }
-  const snippets = new Snippets(ctx.parsers.cuda);
-  const scan: FileScan = { tree, key, file: ownKernels(new FileInfo(syntaxRoot(tree, ctx.source), snippets, values, arch), headers), snippets };
+  const scan: FileScan = { tree, key, file, snippets };
   fileScans.set(path, scan);
   if (fileScans.size > MAX_FILE_SCANS) {
     const [oldest, s] = fileScans.entries().next().value as [string, FileScan];

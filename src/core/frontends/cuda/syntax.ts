@@ -77,24 +77,46 @@ export function joinContinuations(text: string): string {
  * while the kernel is analysed.
  */
 export class Snippets {
-  private readonly trees: Tree[] = [];
-  /** Each text is parsed once (a file's scan is reused across analyses: its snippets with it). */
-  private readonly parsed = new Map<string, Node | null>();
+  /** Each text is parsed once (a file's scan is reused across analyses: its snippets with it), with its tree. */
+  private readonly parsed = new Map<string, { node: Node | null; tree: Tree }>();
 
-  constructor(private readonly parser: Parser) {}
+  /**
+   * `from`: the snippets of the file's previous scan, whose parses this one
+   * takes over as it asks for the same texts (the macros an edit elsewhere
+   * left alone are not parsed again); what it does not take is freed with it.
+   */
+  constructor(
+    private readonly parser: Parser,
+    private from?: Snippets,
+  ) {}
 
   /** Parses `text` as the body of a function and returns its first statement, or null. */
   statement(text: string): Node | null {
-    const hit = this.parsed.get(text);
-    if (hit !== undefined) return hit;
+    const hit = this.parsed.get(text) ?? this.from?.handOver(text);
+    if (hit !== undefined) {
+      this.parsed.set(text, hit);
+      return hit.node;
+    }
     const tree = this.parser.parse(`void __roofline_snippet__() {\n${text}\n;}`);
     if (!tree) return null;
-    this.trees.push(tree);
     const fn = syntaxRoot(tree).namedChildren.find((c) => c.type === 'function_definition');
     const body = fn?.childForFieldName('body');
     const first = body ? (named(body)[0] ?? null) : null;
-    this.parsed.set(text, first);
+    this.parsed.set(text, { node: first, tree });
     return first;
+  }
+
+  /** Gives up the parse of `text` to the scan after this one. */
+  private handOver(text: string): { node: Node | null; tree: Tree } | undefined {
+    const hit = this.parsed.get(text);
+    if (hit) this.parsed.delete(text);
+    return hit;
+  }
+
+  /** Frees the previous scan's snippets this one did not take over (and stops taking any). */
+  releaseEarlier(): void {
+    this.from?.dispose();
+    this.from = undefined;
   }
 
   /** Parses `text` as an expression; returns it when the snippet reads as one expression statement. */
@@ -105,8 +127,8 @@ export class Snippets {
   }
 
   dispose(): void {
-    for (const t of this.trees) t.delete();
-    this.trees.length = 0;
+    this.releaseEarlier();
+    for (const { tree } of this.parsed.values()) tree.delete();
     this.parsed.clear();
   }
 }

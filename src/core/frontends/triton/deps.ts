@@ -5,7 +5,7 @@
  * same answers give the same report; the driver compares the answers and
  * reuses the kernel when they match.
  */
-import { answerLine, answerReads, answersOf, answerRow, unanswered, type Deps, type RowEdit } from '../../deps';
+import { answerLine, answerReads, answersOf, answerRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
 import { statementAt, type SyntaxNode as Node } from '../../syntax-tree';
 import { moduleAssigns } from './host';
 import type { FnInfo, ModuleInfo } from './module';
@@ -25,7 +25,8 @@ function nodeAnswer(n: Node | null | undefined): string {
 function fnAnswer(f: FnInfo | undefined): string {
   if (!f) return NONE;
   const stmt = f.node.parent?.type === 'decorated_definition' ? f.node.parent : f.node;
-  return [answerLine(f.line), f.isJit, f.decorators.join(','), f.returnsValue, f.autotune?.text ?? '', f.heuristics?.text ?? '', stmt.text].join('\u0001');
+  // The statement's text by its hash, kept with the statement (an edit elsewhere does not hash it again).
+  return [answerLine(f.line), f.isJit, f.decorators.join(','), f.returnsValue, f.autotune ? statementHash(f.autotune) : '', f.heuristics ? statementHash(f.heuristics) : '', statementHash(stmt)].join('\u0001');
 }
 
 /** The module-level constants a kernel's bindings take (bindings.ts `bindGlobals`), as an answer. */
@@ -37,7 +38,7 @@ export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node]
  * Every recorded read answered on `m` (the module as it is), hashed: equal
  * for two versions of a file when the kernel would read the same there.
  */
-export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string, edit?: RowEdit): string {
+export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string, edit?: RowEdit): Answers {
   return answerReads(d, source, (row) => statementAt(m.root, row), answersOf(m, edit), (map, key) => answer(m, map, key, constGlobals), edit);
 }
 
@@ -46,7 +47,14 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
   switch (map) {
     case 'bind': {
       const list = moduleAssigns(m.root).get(key) ?? [];
-      return list.map((a) => `${answerLine(a.line)}:${a.index ?? ''}:${a.node.topNode()?.text ?? ''}`).join('\n') || NONE;
+      return (
+        list
+          .map((a) => {
+            const top = a.node.topNode();
+            return `${answerLine(a.line)}:${a.index ?? ''}:${top ? statementHash(top) : ''}`;
+          })
+          .join('\n') || NONE
+      );
     }
     case 'constGlobals':
       return constGlobals();
@@ -76,13 +84,13 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
     }
     case 'launches':
       // Every launch site of the file (the launch pipelines walk them all).
-      return m.launches.map((l) => `${answerLine(l.line)}:${l.kernel}:${l.node.text}`).join('\n') || NONE;
+      return m.launches.map((l) => `${answerLine(l.line)}:${l.kernel}:${statementHash(l.node)}`).join('\n') || NONE;
     case 'kernelLaunches':
       // One kernel's launch sites (what its bindings take from them, and their lines).
       return (
         m.launches
           .filter((l) => l.kernel === key)
-          .map((l) => `${answerLine(l.line)}:${l.node.text}`)
+          .map((l) => `${answerLine(l.line)}:${statementHash(l.node)}`)
           .join('\n') || NONE
       );
     case 'calledNames':

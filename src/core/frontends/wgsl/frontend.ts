@@ -170,7 +170,7 @@ function analyzeShader(
       const d = dispatch(name);
       return {
         key: [ast.srcModule.src.slice(fn.start, fn.end), ctx.path ?? '', JSON.stringify(d ?? null)].join('\0'),
-        deps: { root: ast, fingerprint: (_: Deps, edit?: RowEdit) => `${contextOf(fn, edit)}\u0001${lineBefore(lineOf(fn.start), edit)}` },
+        deps: { root: ast, fingerprint: (_: Deps, edit?: RowEdit) => [contextOf(fn, edit), lineBefore(lineOf(fn.start), edit)] },
         name,
         line: lineOf(fn.name.start),
         range: { startLine: lineOf(fn.start) - 1, endLine: lineOf(fn.end) - 1 },
