@@ -22,6 +22,7 @@ import { kernelStats } from '../src/core/engine/driver';
 import { fixtures, loadParsers } from './check';
 import { tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
+import { cudaScanStats } from '../src/core/frontends/cuda/file';
 
 const ROOT = path.join(__dirname, '..');
 const H100 = findGpu('h100-sxm')!;
@@ -284,6 +285,45 @@ describe('incremental analysis equals a cold one after every edit', function () 
       moved += kernelStats.moved - before;
     });
     assert.ok(moved >= 2, `${moved} kernels moved`);
+  });
+
+  it('cuda: the file scan replays the declarations of statements an edit left alone, at their new places', () => {
+    // What a top-level statement adds (structs by their place, instantiations by their line, typedefs,
+    // textures, globals, functions) is replayed after an edit above moved it; statements with macros,
+    // #if or an anonymous member (named by its place) are visited again.
+    const src = [
+      '#define TILE 64',
+      'struct Pair { float a; float b; };',
+      'typedef struct { int n; } Count, *CountPtr;',
+      'struct Holder { union { float f; int i; }; float w; };',
+      '__constant__ float kScale[TILE];',
+      'texture<float, 1, cudaReadModeElementType> texIn;',
+      'template <int B> __global__ void scaled(const Pair* in, CountPtr c, float* out, int n) {',
+      '  int i = blockIdx.x * B + threadIdx.x;',
+      '  if (i < n) out[i] = (in[i].a + in[i].b) * kScale[i % TILE] + c[i].n;',
+      '}',
+      'template __global__ void scaled<128>(const Pair*, CountPtr, float*, int);',
+      '#if TILE > 32',
+      '__global__ void holder(const Holder* h, float* out, int n) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  if (i < n) out[i] = h[i].f * h[i].w + tex1Dfetch(texIn, i);',
+      '}',
+      '#endif',
+      'void run(const Holder* h, float* o, int n) {',
+      '  holder<<<(n + 255) / 256, 256>>>(h, o, n);',
+      '}',
+      '',
+    ].join('\n');
+    const texts = [
+      '// a comment above\n' + src,
+      '// a comment above\n\n' + src,
+      '// a comment abov\n\n' + src,
+      '// a comment abov\n\n' + src.replace('float w;', 'float w; float z;'),
+      '// a comment abov\n\n' + src.replace('float w;', 'float w; float z;').replace('#define TILE 64', '#define TILE 16'),
+    ];
+    const before = { ...cudaScanStats };
+    warmEqualsCold(parsers, 'scan-replay.cu', [src], texts, (i) => `version ${i + 1}`);
+    assert.ok(cudaScanStats.replayed - before.replayed >= 5 * 4, `${cudaScanStats.replayed - before.replayed} statements replayed`);
   });
 
   /**

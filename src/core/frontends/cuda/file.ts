@@ -132,6 +132,9 @@ type ScanOp =
 
 const statementOps = new WeakMap<Node, readonly ScanOp[]>();
 
+/** Top-level statements visited and replayed by file scans (tests). */
+export const cudaScanStats = { visited: 0, replayed: 0 };
+
 /** The types of nodes whose children can be declarations, statements or directives. */
 const CONTAINERS = new Set([
   'translation_unit',
@@ -259,9 +262,11 @@ export class FileInfo {
     for (const c of named(root)) {
       const known = statementOps.get(c);
       if (known) {
+        cudaScanStats.replayed++;
         for (const op of known) this.apply(op);
         continue;
       }
+      cudaScanStats.visited++;
       this.ops = [];
       this.visit(c, null);
       if (this.ops) statementOps.set(c, this.ops);
