@@ -434,48 +434,58 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   const movedRows = moved === 0 ? 0 : lineCount(view.source) - lineCount(before.source);
   const source = view.source;
   // First which statements are the same; nothing of the view changes unless some are carried.
-  const pairs: [TsNode, SyntaxNode | undefined, number, number][] = [];
+  const kids = rawRoot.children;
+  const found: (SyntaxNode | undefined)[] = new Array(kids.length);
+  const bys: number[] = new Array(kids.length);
+  let carriedCount = 0;
   const donors = new Set<Tree>([view.tree]);
-  for (const c of rawRoot.children) {
+  const same = (c: TsNode, o: SyntaxNode | undefined, d: number, rows: number): boolean => {
+    if (o === undefined || o.hasError) return false;
+    const at = o.startPosition;
+    if (at.row + rows !== c.startPosition.row || at.column !== c.startPosition.column) return false;
+    return (
+      o.endIndex + d === c.endIndex &&
+      o.type === c.type &&
+      // Wholly before or after the changed span its text is the same; else it is compared.
+      ((span !== undefined && ((d === 0 && c.endIndex <= span.start) || (d === moved && c.startIndex >= span.endB))) || source.startsWith(o.text, c.startIndex))
+    );
+  };
+  for (let i = 0; i < kids.length; i++) {
+    const c = kids[i];
     if (!c) continue;
     // The same statement: same row and column, kind and text, at the same index or moved by the edit's
     // change in length (tree-sitter may have built it anew). Top-level code parses the same wherever its
     // text stands, so everything its nodes remember holds; their indices move with it (`shift`).
-    let found: SyntaxNode | undefined;
-    let by = 0;
-    let byRows = 0;
-    for (const d of moved === 0 ? [0] : [0, moved]) {
-      const o = byStart.get(c.startIndex - d);
-      const rows = d === 0 ? 0 : movedRows;
-      if (
-        o !== undefined &&
-        !o.hasError &&
-        o.startPosition.row + rows === c.startPosition.row &&
-        o.startPosition.column === c.startPosition.column &&
-        o.endIndex + d === c.endIndex &&
-        o.type === c.type &&
-        // Wholly before or after the changed span its text is the same; else it is compared.
-        ((span !== undefined && ((d === 0 && c.endIndex <= span.start) || (d === moved && c.startIndex >= span.endB))) || source.startsWith(o.text, c.startIndex))
-      ) {
-        found = o;
-        by = d;
-        byRows = rows;
-        break;
-      }
+    let o = byStart.get(c.startIndex);
+    let d = 0;
+    if (!same(c, o, 0, 0)) {
+      o = moved === 0 ? undefined : byStart.get(c.startIndex - moved);
+      d = moved;
+      if (!same(c, o, moved, movedRows)) continue;
     }
-    pairs.push([c, found, by, byRows]);
-    if (found) donors.add(found.handleTree);
+    found[i] = o;
+    bys[i] = d;
+    carriedCount++;
+    donors.add(o!.handleTree);
   }
-  const carried = pairs.filter(([, o]) => o !== undefined).map(([, o]) => o!);
-  if (carried.length === 0) return;
+  if (carriedCount === 0) return;
   const root = (view.root = view.of(rawRoot));
   const top: SyntaxNode[] = [];
-  for (const [c, o, by, byRows] of pairs) {
+  const carried: SyntaxNode[] = [];
+  for (let i = 0; i < kids.length; i++) {
+    const c = kids[i];
+    if (!c) continue;
+    const o = found[i];
     if (o) {
-      o.shift += by;
-      o.rowShift += byRows;
-      view.nodes.set(c.id, o);
+      const by = bys[i];
+      if (by !== 0) {
+        o.shift += by;
+        o.rowShift += movedRows;
+      }
+      // Its id answers for it in this view only where it stands as parsed (`of` checks the start).
+      if (o.shift === 0) view.nodes.set(c.id, o);
       top.push(o);
+      carried.push(o);
     } else top.push(view.of(c));
   }
   view.donors = donors;

@@ -479,26 +479,72 @@ export class HostEnv {
 /** The module-level assignments by name, kept per module root; built without recording (each look-up records its name). */
 const moduleIndex = new WeakMap<Node, Map<string, Assign[]>>();
 
+/**
+ * The last index built, with the per-statement indexes it merged: the next
+ * module (the same file after an edit) takes it over, recomputing only the
+ * names of the statements that differ (by object: a statement carried over
+ * keeps its index while it stays on its row).
+ */
+let lastIndex: { parts: Map<string, Assign[]>[]; all: Map<string, Assign[]> } | undefined;
+
+/** Past this many names touched by the statements an edit changed, the index is merged anew. */
+const MAX_PATCHED_NAMES = 64;
+
 export function moduleAssigns(root: Node): Map<string, Assign[]> {
   let out = moduleIndex.get(root);
   if (!out) {
     out = recordInto(undefined, () => {
       // Per top-level statement, kept with it while it stays on its row (a statement carried over after an
       // edit elsewhere is not walked again): an edit re-indexes only the statements it touched.
-      const all = new Map<string, Assign[]>();
-      for (const st of root.namedChildren) {
-        if (!st) continue;
-        for (const [name, list] of statementAssigns(root, st)) {
-          const have = all.get(name);
-          if (have) have.push(...list);
-          else all.set(name, [...list]);
-        }
-      }
+      const parts: Map<string, Assign[]>[] = [];
+      for (const st of root.namedChildren) if (st) parts.push(statementAssigns(root, st));
+      const all = patched(parts) ?? merged(parts);
+      lastIndex = { parts, all };
       return all;
     });
     moduleIndex.set(root, out);
   }
   return out;
+}
+
+function merged(parts: readonly Map<string, Assign[]>[]): Map<string, Assign[]> {
+  const all = new Map<string, Assign[]>();
+  for (const part of parts)
+    for (const [name, list] of part) {
+      const have = all.get(name);
+      if (have) have.push(...list);
+      else all.set(name, [...list]);
+    }
+  return all;
+}
+
+/** The last index with the names of the statements that differ from its own recomputed (undefined: merge anew). */
+function patched(parts: readonly Map<string, Assign[]>[]): Map<string, Assign[]> | undefined {
+  const last = lastIndex;
+  if (!last) return undefined;
+  const before = last.parts;
+  let head = 0;
+  while (head < parts.length && head < before.length && parts[head] === before[head]) head++;
+  let tail = 0;
+  while (tail < parts.length - head && tail < before.length - head && parts[parts.length - 1 - tail] === before[before.length - 1 - tail]) tail++;
+  // Most of the statements must be the same ones: another file, or most of this one moved, is merged anew.
+  if (head + tail < parts.length / 2) return undefined;
+  const names = new Set<string>();
+  for (let i = head; i < before.length - tail; i++) for (const name of before[i].keys()) names.add(name);
+  for (let i = head; i < parts.length - tail; i++) for (const name of parts[i].keys()) names.add(name);
+  if (names.size > MAX_PATCHED_NAMES) return undefined;
+  if (names.size === 0) return last.all;
+  const all = new Map(last.all);
+  for (const name of names) {
+    const list: Assign[] = [];
+    for (const part of parts) {
+      const l = part.get(name);
+      if (l) list.push(...l);
+    }
+    if (list.length) all.set(name, list);
+    else all.delete(name);
+  }
+  return all;
 }
 
 /** The module-level assignments of one top-level statement, with the row they were read at. */
