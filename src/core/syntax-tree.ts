@@ -315,6 +315,17 @@ export class SyntaxNode {
     return this.view.tree;
   }
 
+  /** @internal The nodes this one has made and remembers (children, fields, descendants read). */
+  remembered(): SyntaxNode[] {
+    const out: SyntaxNode[] = [];
+    if (this._children) out.push(...this._children);
+    else if (this._named) out.push(...this._named);
+    for (const c of this._fields?.values() ?? []) if (c) out.push(c);
+    for (const l of this._fieldLists?.values() ?? []) out.push(...l);
+    for (const l of this._descendants?.values() ?? []) out.push(...l);
+    return out;
+  }
+
   /** The underlying tree-sitter node (for a query or a cursor). */
   get raw(): TsNode {
     return this.ts;
@@ -341,6 +352,11 @@ export function descendantsByStatement(root: SyntaxNode, types: string | readonl
   const out: SyntaxNode[] = wanted.includes(root.type) ? [root] : [];
   for (const c of root.children) out.push(...c.descendantsOfType(types));
   return out;
+}
+
+/** @internal How many nodes a tree's view holds in its map (tests). */
+export function viewNodeCount(tree: Tree): number {
+  return views.get(tree)?.nodes.size ?? 0;
 }
 
 /** The top-level statements of a tree by start row (kept per root). */
@@ -495,14 +511,22 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   view.carried = carried;
   view.doc = before.doc;
   view.doc!.current = view;
-  prune(before, carried);
+  prune(before, carried, oldTop);
 }
 
 /**
  * The previous view keeps, in its id map, only the nodes of its statements
  * carried on: the others are dead.
  */
-function prune(before: TreeView, carried: SyntaxNode[]): void {
+function prune(before: TreeView, carried: SyntaxNode[], top: readonly SyntaxNode[]): void {
+  if (before.nodes.size > SWEEP_AT_MOST) {
+    // A large map (a whole file's first analysis): sweeping it would cost more than the first edit's
+    // parse; the nodes its dead statements made and remember (children, fields, descendants) are let go,
+    // any other stays until the view goes with its tree (at most MAX_DONORS edits on).
+    const kept = new Set(carried);
+    for (const d of top) if (d.view === before && !kept.has(d)) forget(before, d);
+    return;
+  }
   // Only the previous view's own nodes (those of the statements it parsed anew: few, after an edit). An
   // older view keeps the dead nodes of its statements edited since, until none of its statements is
   // carried any more and it goes with its tree (at most MAX_DONORS of them): walking its whole map on
@@ -511,6 +535,23 @@ function prune(before: TreeView, carried: SyntaxNode[]): void {
   for (const [id, n] of before.nodes) {
     const at = lastStartingBy(spans, n.startIndex, (span) => span[0]);
     if (at < 0 || n.startIndex >= spans[at][1] || n.endIndex > spans[at][1]) before.nodes.delete(id);
+  }
+}
+
+/** A view's node map is swept after an edit only up to this size. */
+const SWEEP_AT_MOST = 20_000;
+
+/** Removes from `view`'s map the nodes of a dead statement that it reached (and remembers). */
+function forget(view: TreeView, statement: SyntaxNode): void {
+  const stack = [statement];
+  const seen = new Set<SyntaxNode>(stack);
+  for (let n = stack.pop(); n; n = stack.pop()) {
+    if (view.nodes.get(n.id) === n) view.nodes.delete(n.id);
+    for (const c of n.remembered())
+      if (!seen.has(c)) {
+        seen.add(c);
+        stack.push(c);
+      }
   }
 }
 
