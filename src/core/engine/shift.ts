@@ -98,25 +98,51 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
     const r = rowAfter(e, n);
     return r === undefined ? touched() : r;
   };
-  const text = (s: string): string =>
-    LINE_SYMBOL.test(s)
-      ? touched()
-      : s.includes('line')
+  const text = (s: string): string => {
+    if ((s.includes('@') || s.includes('trips_L')) && LINE_SYMBOL.test(s)) touched();
+    return s.includes('line')
       ? s.replace(/\bline (\d+)/g, (_, n: string) => `line ${line(Number(n))}`).replace(/\blines (\d+(?:, \d+)*)/g, (_, ns: string) => `lines ${ns.split(', ').map((n) => line(Number(n))).join(', ')}`)
       : s;
+  };
+  // What holds no line is kept as it is (shared with the IR moved: IR and reports are never mutated).
   const walk = (x: unknown, key: string | undefined): unknown => {
-    if (typeof x === 'string') return text(x);
-    if (typeof x === 'number') return key !== undefined && LINE_KEYS.has(key) ? line(x) : x;
-    if (Array.isArray(x)) return x.map((v) => walk(v, undefined));
-    if (x === null || typeof x !== 'object') return x;
+    switch (typeof x) {
+      case 'string':
+        return text(x);
+      case 'number':
+        return key !== undefined && LINE_KEYS.has(key) ? line(x) : x;
+      case 'object':
+        break;
+      default:
+        return x;
+    }
+    if (x === null) return x;
+    if (Array.isArray(x)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < x.length; i++) {
+        const v: unknown = x[i];
+        const w = walk(v, undefined);
+        if (out) out.push(w);
+        else if (w !== v) {
+          out = x.slice(0, i);
+          out.push(w);
+        }
+      }
+      return out ?? x;
+    }
     // Symbolic expressions are shared, unless a symbol is named by its line. Any other kind of object is not known to hold no lines: not moved.
     if (x instanceof Expr) return namesLine(x, e) ? touched() : x;
     const proto = Object.getPrototypeOf(x);
     if (proto !== Object.prototype && proto !== null) touched();
     const named = key !== undefined && NAMED.has(key);
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) out[k] = named ? walk(v, undefined) : key === 'range' && (k === 'startLine' || k === 'endLine') && typeof v === 'number' ? row(v) : walk(v, k);
-    return out;
+    const rec = x as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    for (const k of Object.keys(rec)) {
+      const v = rec[k];
+      const w = named ? walk(v, undefined) : key === 'range' && (k === 'startLine' || k === 'endLine') && typeof v === 'number' ? row(v) : walk(v, k);
+      if (w !== v) (out ??= { ...rec })[k] = w;
+    }
+    return out ?? x;
   };
   try {
     return walk(ir, undefined) as T;
