@@ -231,6 +231,36 @@ describe('incremental analysis equals a cold one after every edit', function () 
   });
 
   /**
+   * An Enter in a kernel above a pipeline's launches: the pipelines are moved
+   * with their lines (not rebuilt), each version equal to a cold analysis.
+   */
+  function pipelineEnters(file: string, name: string, after: string[], stats: () => { moved: number; computed: number }): void {
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', file), 'utf8');
+    const texts: string[] = [];
+    let cur = src;
+    for (const line of after) {
+      assert.ok(cur.includes(`${line}\n`), `the fixture has ${line}`);
+      cur = cur.replace(`${line}\n`, `${line}\n\n`);
+      texts.push(cur);
+    }
+    warmEqualsCold(parsers, name, [src], texts, (i) => `Enter ${i + 1} after ${after[i]}`);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: name });
+    texts.forEach((t, i) => {
+      const before = { ...stats() };
+      const r = analyzeSource(t, parsers, { gpu: H100, path: name });
+      assert.ok(r.pipelines?.length, `Enter ${i + 1}: a pipeline`);
+      assert.equal(stats().moved - before.moved, 1, `Enter ${i + 1}: the pipelines moved`);
+      assert.equal(stats().computed - before.computed, 0, `Enter ${i + 1}: not rebuilt`);
+    });
+  }
+
+  it('triton and cuda: an Enter above the launches moves the launch pipelines instead of rebuilding them', () => {
+    pipelineEnters('triton/pipeline_forward.py', 'pipeline-enter.py', ['    row = tl.program_id(0)', '        acc += tl.dot(a, b)'], tritonPipelineStats);
+    pipelineEnters('cuda/pipeline_layers.cu', 'pipeline-enter.cu', ['    ss += v * v;', '  if (i < n) out[i] = a[i] + b[i];'], cudaPipelineStats);
+  });
+
+  /**
    * Enter (a line added inside a kernel): the kernels the edit only moved are
    * taken with their lines moved (engine/shift.ts), not analysed again — and
    * every version equals a cold analysis byte for byte.

@@ -40,6 +40,15 @@ describe('moving a kernel by an edit (engine/shift.ts)', () => {
     assert.deepEqual(shiftLines({ bindings: { line: 4096, endLine: 7 }, launchSizes: { loopLine: 3 } }, ENTER), { bindings: { line: 4096, endLine: 7 }, launchSizes: { loopLine: 3 } });
   });
 
+  it('a pipeline launch\'s host tensor identities are kept as they are (compared only with each other); what holds no line is shared', () => {
+    const fact = { name: 'forward', line: 20, endLine: 30, launches: [{ kernel: 'k', line: 25, callLine: 25, repeat: 1, tensors: { x_ptr: 'forward.x@21', y_ptr: 'forward#24.y@0' }, names: { 'forward.x@21': 'x' }, inputs: { kernel: 'k', line: 25, label: 'launch at line 25' } }] };
+    const moved = shiftLines(fact, ENTER)!;
+    assert.deepEqual(moved, { ...fact, line: 22, endLine: 32, launches: [{ ...fact.launches[0], line: 27, callLine: 27, inputs: { kernel: 'k', line: 27, label: 'launch at line 27' } }] });
+    assert.equal(moved.launches[0].tensors, fact.launches[0].tensors, 'the same record');
+    // Only a record of identities: a list under the same key is walked (and its symbol-named texts keep it from moving).
+    assert.equal(shiftLines({ tensors: ['x@12'] }, ENTER), undefined);
+  });
+
   it('not moved: a line on the rows the edit touched, a symbol named by a line, an object it does not know', () => {
     // The edit removed line 11 and put two new ones there: line 11 of before is gone.
     assert.equal(shiftLines({ line: 11 }, { startRow: 10, oldEndRow: 10, newEndRow: 11 }), undefined);

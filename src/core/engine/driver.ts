@@ -19,7 +19,7 @@ import { say } from '../messages';
 import { ONE } from '../sym/expr';
 import { Deps, lineBefore, recordInto, sameAnswers, saysLineWords, shiftedDeps, type Answers, type RowEdit } from '../deps';
 import type { DocFrame } from '../parsers';
-import { shiftKernel } from './shift';
+import { shiftKernel, shiftLines } from './shift';
 
 export interface KernelJob {
   /**
@@ -86,12 +86,9 @@ export class KernelCache {
 
   /** `hit` moved by `prev`, the edit since the version it was analysed on, when nothing it read was touched. */
   private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, prev: NonNullable<DocFrame['prev']>, line: number | undefined): { ir: KernelIR; deps: Deps; answers: Answers } | undefined {
-    const lines = prev.lines ?? prev.edit;
-    if (!sameAnswers(answer(hit.deps!, prev.edit, lines), hit.answers)) return undefined;
-    const ir = shiftKernel(hit.ir, lines);
-    const deps = shiftedDeps(hit.deps!, prev.edit);
-    if (!ir || !deps || (line !== undefined && ir.line !== line)) return undefined;
-    return { ir, deps, answers: answer(deps) };
+    const m = movedReads(hit.ir, hit.deps!, hit.answers!, answer, prev, shiftKernel);
+    if (!m || (line !== undefined && m.value.line !== line)) return undefined;
+    return { ir: m.value, deps: m.deps, answers: m.answers };
   }
 
   set(key: string, k: KernelIR, deps?: Deps, answers?: Answers, frame?: DocFrame): void {
@@ -109,10 +106,33 @@ export class KernelCache {
  * The edit that made `frame` from the version `hit` was analysed on, when it
  * added or removed lines (nothing else moves a kernel).
  */
-function editSince(hit: Cached, frame: DocFrame | undefined): DocFrame['prev'] {
+function editSince(hit: { frame?: { doc: string; version: number } }, frame: DocFrame | undefined): DocFrame['prev'] {
   const prev = frame?.prev;
   if (!prev || prev.edit.newEndRow === prev.edit.oldEndRow || hit.frame?.doc !== frame!.doc || hit.frame.version !== prev.version) return undefined;
   return prev;
+}
+
+/**
+ * A value computed with reads `deps` on the version before `prev`'s edit,
+ * moved by it: when every read lies outside the rows the edit touched and
+ * answers the same there (rows and lines mapped back across the edit), the
+ * value with its lines moved (`shift`), its reads moved, and their answers
+ * on the text as it is now.
+ */
+function movedReads<T>(
+  value: T,
+  deps: Deps,
+  answers: Answers,
+  answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers,
+  prev: NonNullable<DocFrame['prev']>,
+  shift: (v: T, lines: RowEdit) => T | undefined,
+): { value: T; deps: Deps; answers: Answers } | undefined {
+  const lines = prev.lines ?? prev.edit;
+  if (!sameAnswers(answer(deps, prev.edit, lines), answers)) return undefined;
+  const moved = shift(value, lines);
+  const shifted = shiftedDeps(deps, prev.edit);
+  if (moved === undefined || !shifted) return undefined;
+  return { value: moved, deps: shifted, answers: answer(shifted) };
 }
 
 /** Whether reads recorded before `edit` include a statement it moved (they cannot answer the same unmoved). */
@@ -266,21 +286,35 @@ export function failedKernel(job: Pick<KernelJob, 'name' | 'line' | 'range'>, la
  * in host code the result never read, does not rebuild it.
  */
 export class ReadsMemo<T> {
-  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: Answers }>();
-  /** Values taken from the memo and values computed (tests read them). */
-  readonly stats = { reused: 0, computed: 0 };
+  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: Answers; frame?: { doc: string; version: number } }>();
+  /** Values taken from the memo (`moved`: moved by an edit that added or removed lines above what they read) and values computed (tests read them). */
+  readonly stats = { reused: 0, moved: 0, computed: 0 };
   constructor(private readonly max = 64) {}
 
   /**
    * The value for `path` (and `key`, the inputs besides the file): the kept
    * one when `fingerprint` answers its reads as before, else `compute`'s,
-   * recorded; kept only when `complete` says nothing cut it short.
+   * recorded; kept only when `complete` says nothing cut it short. With
+   * `frame` (the document version), a value computed on the version before,
+   * whose reads an edit that added or removed lines only moved, is taken with
+   * its lines moved (plain data only: engine/shift.ts).
    */
-  get(path: string, key: string, root: object, fingerprint: (d: Deps) => Answers, compute: () => T, complete: () => boolean): T {
+  get(path: string, key: string, root: object, fingerprint: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, compute: () => T, complete: () => boolean, frame?: DocFrame): T {
     const hit = this.map.get(path);
-    if (hit && hit.key === key && sameAnswers(fingerprint(hit.deps), hit.answers)) {
-      this.stats.reused++;
-      return hit.value;
+    const here = frame ? { doc: frame.doc, version: frame.version } : undefined;
+    if (hit && hit.key === key) {
+      const prev = editSince(hit, frame);
+      if (!(prev && movedBelow(hit.deps, prev.edit)) && sameAnswers(fingerprint(hit.deps), hit.answers)) {
+        this.stats.reused++;
+        hit.frame = here;
+        return hit.value;
+      }
+      const m = prev ? movedReads(hit.value, hit.deps, hit.answers, fingerprint, prev, shiftLines) : undefined;
+      if (m) {
+        this.stats.moved++;
+        Object.assign(hit, { value: m.value, deps: m.deps, answers: m.answers, frame: here });
+        return m.value;
+      }
     }
     this.stats.computed++;
     const reads = new Deps(root);
@@ -288,7 +322,7 @@ export class ReadsMemo<T> {
     reads.done();
     this.map.delete(path);
     if (complete()) {
-      this.map.set(path, { key, value, deps: reads, answers: fingerprint(reads) });
+      this.map.set(path, { key, value, deps: reads, answers: fingerprint(reads), ...(here ? { frame: here } : {}) });
       while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
     }
     return value;

@@ -28,6 +28,14 @@ const LINE_KEYS = new Set(['line', 'endLine', 'callLine', 'loopLine']);
  */
 const NAMED = new Set(['bindings', 'bindingSources', 'suggestions', 'launchSizes', 'incompleteCounts', 'frame', 'tensors', 'names']);
 
+/**
+ * Records of identities compared only with each other (a pipeline's host
+ * tensors, `forward.x@12`, named by the line of their assignment): a value
+ * moved whole keeps them as they are, and they still tell the same tensors
+ * apart; they are never shown.
+ */
+const OPAQUE = new Set(['tensors']);
+
 /** A line on a row the edit touched, or an object not known to hold no lines: the kernel is analysed again. */
 class Touched extends Error {}
 
@@ -134,6 +142,7 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
     if (x instanceof Expr) return namesLine(x, e) ? touched() : x;
     const proto = Object.getPrototypeOf(x);
     if (proto !== Object.prototype && proto !== null) touched();
+    if (key !== undefined && OPAQUE.has(key) && Object.values(x).every((v) => typeof v === 'string')) return x;
     const named = key !== undefined && NAMED.has(key);
     const rec = x as Record<string, unknown>;
     let out: Record<string, unknown> | undefined;

@@ -112,9 +112,11 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
             ctx.path ?? '<input>',
             `${inputsKey(ctx)}\u0001${JSON.stringify(arch)}`,
             file.root,
-            (d) => fingerprint(file, d, source),
+            (d, edit, lines) => fingerprint(file, d, source, edit, lines),
             () => cudaPipelines(ctx, file),
             () => !ctx.budget.fileTruncated && !ctx.budget.expired,
+            // An Enter above the launches moves the pipelines with their lines, as it moves the kernels.
+            movable(ctx) ? ownFrame(documentFrame(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source), headers?.rows ?? 0) : undefined,
           );
     const incomplete = r.incomplete ?? (defer ? { analysed: r.kernels.length, total: r.kernels.length } : undefined);
     return {
@@ -199,7 +201,7 @@ export function forgetCudaFile(path: string): void {
 const pipelineMemo = new ReadsMemo<HostPipelineFact[]>();
 
 /** How often the launch pipelines were reused and rebuilt (tests). */
-export function cudaPipelineStats(): { reused: number; computed: number } {
+export function cudaPipelineStats(): { reused: number; moved: number; computed: number } {
   return { ...pipelineMemo.stats };
 }
 

@@ -215,7 +215,7 @@ export function forgetTritonFile(path: string): void {
 const pipelineMemo = new ReadsMemo<HostPipelineFact[]>();
 
 /** How often the launch pipelines were reused and rebuilt (tests). */
-export function tritonPipelineStats(): { reused: number; computed: number } {
+export function tritonPipelineStats(): { reused: number; moved: number; computed: number } {
   return { ...pipelineMemo.stats };
 }
 
@@ -330,14 +330,16 @@ export const tritonFrontend: Frontend = (ctx) => {
       },
     };
   });
-  const r = runKernels(ctx, cache, 'triton', 'program', jobs, movable(ctx) ? documentFrame(ctx.parsers.python, ctx.path ?? '<input>', ctx.source) : undefined);
+  const frame = movable(ctx) ? documentFrame(ctx.parsers.python, ctx.path ?? '<input>', ctx.source) : undefined;
+  const r = runKernels(ctx, cache, 'triton', 'program', jobs, frame);
   file.kernels = r.kernels;
   // Launch sequences once every kernel is in (a partial report shows none: analyze.ts), as CUDA does;
   // past the time slice, in the next call.
   const defer = !r.incomplete && deferPipelines(ctx, r);
   if (!ctx.user.launch && !r.incomplete && !defer) {
-    const ownReads = (d: Deps) => fingerprint(own, d, ctx.source, () => constGlobalsAnswer(constGlobals(own)));
-    const pipelines = pipelineMemo.get(ctx.path ?? '<input>', '', own.root, ownReads, () => tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget), () => !ctx.budget.fileTruncated && !ctx.budget.expired);
+    const ownReads = (d: Deps, edit?: RowEdit) => fingerprint(own, d, ctx.source, () => constGlobalsAnswer(constGlobals(own)), edit);
+    // An Enter above the launches moves the pipelines with their lines, as it moves the kernels.
+    const pipelines = pipelineMemo.get(ctx.path ?? '<input>', '', own.root, ownReads, () => tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget), () => !ctx.budget.fileTruncated && !ctx.budget.expired, frame);
     if (pipelines.length) file.pipelines = pipelines;
   }
   file.diagnostics.push(...r.diagnostics);
