@@ -347,10 +347,11 @@ export class SyntaxNode {
  * statement keeps its own list, so after an edit only the statements it
  * touched are searched again (the others are carried over with their lists).
  */
-export function descendantsByStatement(root: SyntaxNode, types: string | readonly string[]): SyntaxNode[] {
+export function descendantsByStatement(root: SyntaxNode, types: string | readonly string[], contains?: RegExp): SyntaxNode[] {
   const wanted = typeof types === 'string' ? [types] : types;
   const out: SyntaxNode[] = wanted.includes(root.type) ? [root] : [];
-  for (const c of root.children) out.push(...c.descendantsOfType(types));
+  // `contains`: what the text of every node of those types has (a launch's `<<<`): a statement without it is not searched.
+  for (const c of root.children) if (contains === undefined || contains.test(c.text)) out.push(...c.descendantsOfType(types));
   return out;
 }
 

@@ -659,7 +659,8 @@ export class FileInfo {
   }
 
   private collectLaunches(): void {
-    for (const kcs of descendantsByStatement(this.root, 'kernel_call_syntax')) {
+    // The launch token `<<<` may have white space inside (`< < <`).
+    for (const kcs of descendantsByStatement(this.root, 'kernel_call_syntax', /<\s*<\s*</)) {
       const call = kcs.parent;
       if (!call || call.type !== 'call_expression' || this.isDead(call)) continue;
       const fn = call.childForFieldName('function');

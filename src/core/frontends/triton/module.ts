@@ -192,7 +192,8 @@ function scanFunctionNow(def: Node, decorators: Node[], imports: Map<string, str
     else if (/^triton(\.runtime)?(\.autotuner)?\.heuristics$/.test(dn)) heuristics = call;
   }
   const body = field(def, 'body');
-  const returnsValue = !!body && body.descendantsOfType('return_statement').some((r) => r !== null && r.namedChildren.some((c) => c && c.type !== 'comment'));
+  // A return statement's text starts with the word: a body without it is not searched.
+  const returnsValue = !!body && body.text.includes('return') && body.descendantsOfType('return_statement').some((r) => r !== null && r.namedChildren.some((c) => c && c.type !== 'comment'));
   return { name, node: def, isJit, decorators: names, returnsValue, autotune, heuristics, params: readParams(def, imports), line: line(def) };
 }
 
