@@ -49,6 +49,17 @@ describe('moving a kernel by an edit (engine/shift.ts)', () => {
     assert.equal(shiftLines({ tensors: ['x@12'] }, ENTER), undefined);
   });
 
+  it('moved again, what held no line is shared unwalked, and lines still move', () => {
+    const peaks = { fp32: 67e12, note: 'vector' };
+    const ir = { line: 12, peaks, events: [{ line: 14, what: 'load' }] };
+    const once = shiftLines(ir, ENTER)!;
+    const twice = shiftLines(once, ENTER)!;
+    assert.deepEqual(twice, { line: 16, peaks, events: [{ line: 18, what: 'load' }] });
+    assert.equal(twice.peaks, peaks);
+    // A lineless record under a name the user chose is still walked there (its context differs).
+    assert.deepEqual(shiftLines({ bindings: { peaks } }, ENTER), { bindings: { peaks } });
+  });
+
   it('not moved: a line on the rows the edit touched, a symbol named by a line, an object it does not know', () => {
     // The edit removed line 11 and put two new ones there: line 11 of before is gone.
     assert.equal(shiftLines({ line: 11 }, { startRow: 10, oldEndRow: 10, newEndRow: 11 }), undefined);

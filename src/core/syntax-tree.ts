@@ -51,6 +51,11 @@ class TreeView {
     return s;
   }
 
+  /** Whether this view's nodes are all of its own tree (a parse from scratch: nothing carried over). */
+  fresh(): boolean {
+    return this.carried.length === 0 && this.donors.size === 1;
+  }
+
   maybe(n: TsNode | null | undefined): SyntaxNode | null {
     return n ? this.of(n) : null;
   }
@@ -315,6 +320,16 @@ export class SyntaxNode {
     return this.view.tree;
   }
 
+  /** @internal Whether `descendantsOfType` was asked for these types (joined by NUL) and kept its answer. */
+  searched(key: string): boolean {
+    return this._descendants?.has(key) ?? false;
+  }
+
+  /** @internal Keeps `list` as this node's descendants of these types (found by a search of the whole tree). */
+  rememberSearch(key: string, list: SyntaxNode[]): void {
+    (this._descendants ??= new Map()).set(key, list);
+  }
+
   /** @internal The nodes this one has made and remembers (children, fields, descendants read). */
   remembered(): SyntaxNode[] {
     const out: SyntaxNode[] = [];
@@ -350,6 +365,7 @@ export class SyntaxNode {
 export function descendantsByStatement(root: SyntaxNode, types: string | readonly string[], contains?: RegExp): SyntaxNode[] {
   const wanted = typeof types === 'string' ? [types] : types;
   const out: SyntaxNode[] = wanted.includes(root.type) ? [root] : [];
+  if (contains === undefined) searchOnce(root, wanted);
   // `contains`: what the text of every node of those types has (a launch's `<<<`): a statement without it is not searched.
   for (const c of root.children) if (contains === undefined || contains.test(c.text)) out.push(...c.descendantsOfType(types));
   return out;
@@ -358,6 +374,36 @@ export function descendantsByStatement(root: SyntaxNode, types: string | readonl
 /** @internal How many nodes a tree's view holds in its map (tests). */
 export function viewNodeCount(tree: Tree): number {
   return views.get(tree)?.nodes.size ?? 0;
+}
+
+/**
+ * A freshly parsed tree whose statements were not searched for `types` yet:
+ * one search of the whole tree, its finds handed to the statements they are
+ * in (as if each had been searched). Each call of tree-sitter's search costs
+ * ~10 µs before it starts (it matches the types against every symbol of the
+ * grammar): a file of thousands of statements (CUDA headers read in front)
+ * spent more there than in the searches.
+ */
+function searchOnce(root: SyntaxNode, types: readonly string[]): void {
+  const key = types.join('\0');
+  const kids = root.children;
+  if (kids.length < 16 || !root.view.fresh()) return;
+  let unknown = 0;
+  for (const c of kids) if (!c.searched(key)) unknown++;
+  if (unknown * 2 < kids.length) return;
+  const found = root.raw.descendantsOfType([...types]);
+  const buckets: SyntaxNode[][] = kids.map(() => []);
+  for (const t of found) {
+    if (!t) continue;
+    const at = lastStartingBy(kids, t.startIndex, (c) => c.startIndex);
+    // A zero-width node (a missing token) at a statement's edge: which statement holds it is not told by its place.
+    if (at < 0 || t.endIndex === t.startIndex || t.endIndex > kids[at].endIndex) {
+      if (t.startIndex === root.startIndex && t.endIndex === root.endIndex) continue;
+      return;
+    }
+    buckets[at].push(root.nodeOf(t));
+  }
+  kids.forEach((c, i) => c.searched(key) || c.rememberSearch(key, buckets[i]));
 }
 
 /** The top-level statements of a tree by start row (kept per root). */

@@ -81,6 +81,12 @@ function namesLine(e: Expr, edit: RowEdit): boolean {
   return ns === 'line' || ns.some((n) => n > edit.startRow);
 }
 
+/**
+ * Objects (of IR and reports, never mutated) a walk found no line in, nor a
+ * text or symbol that may name one: the next move shares them unwalked.
+ */
+const lineless = new WeakSet<object>();
+
 /** Kernels moved by the driver: the IR each was moved from, and the edit (so its reports can be moved too). */
 const origins = new WeakMap<KernelIR, { from: KernelIR; edit: RowEdit }>();
 
@@ -98,16 +104,24 @@ export function shiftKernel(ir: KernelIR, e: RowEdit): KernelIR | undefined {
 
 /** Plain data (a kernel's IR, its report) with every line moved by `e`; undefined when one is on a row the edit touched. */
 export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
+  // How many lines (or texts and symbols that may name one) the walk met: an object that met none is remembered as lineless.
+  let met = 0;
   const line = (n: number): number => {
+    met++;
     const r = rowAfter(e, n - 1);
     return r === undefined ? touched() : r + 1;
   };
   const row = (n: number): number => {
+    met++;
     const r = rowAfter(e, n);
     return r === undefined ? touched() : r;
   };
   const text = (s: string): string => {
-    if ((s.includes('@') || s.includes('trips_L')) && LINE_SYMBOL.test(s)) touched();
+    if (s.includes('@') || s.includes('trips_L')) {
+      met++;
+      if (LINE_SYMBOL.test(s)) touched();
+    }
+    if (s.includes('line')) met++;
     return s.includes('line')
       ? s.replace(/\bline (\d+)/g, (_, n: string) => `line ${line(Number(n))}`).replace(/\blines (\d+(?:, \d+)*)/g, (_, ns: string) => `lines ${ns.split(', ').map((n) => line(Number(n))).join(', ')}`)
       : s;
@@ -125,6 +139,9 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
         return x;
     }
     if (x === null) return x;
+    const plain = key === undefined || !(NAMED.has(key) || OPAQUE.has(key) || key === 'range');
+    if (plain && lineless.has(x)) return x;
+    const before = met;
     if (Array.isArray(x)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < x.length; i++) {
@@ -136,10 +153,15 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
           out.push(w);
         }
       }
+      if (plain && met === before) lineless.add(x);
       return out ?? x;
     }
     // Symbolic expressions are shared, unless a symbol is named by its line. Any other kind of object is not known to hold no lines: not moved.
-    if (x instanceof Expr) return namesLine(x, e) ? touched() : x;
+    if (x instanceof Expr) {
+      const ns = numbersIn(x);
+      if (ns === 'line' || ns.length > 0) met++;
+      return namesLine(x, e) ? touched() : x;
+    }
     const proto = Object.getPrototypeOf(x);
     if (proto !== Object.prototype && proto !== null) touched();
     if (key !== undefined && OPAQUE.has(key) && Object.values(x).every((v) => typeof v === 'string')) return x;
@@ -151,6 +173,7 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
       const w = named ? walk(v, undefined) : key === 'range' && (k === 'startLine' || k === 'endLine') && typeof v === 'number' ? row(v) : walk(v, k);
       if (w !== v) (out ??= { ...rec })[k] = w;
     }
+    if (plain && met === before) lineless.add(x);
     return out ?? x;
   };
   try {
