@@ -554,9 +554,16 @@ function statementAssigns(root: Node, st: Node): Map<string, Assign[]> {
   const row = st.startPosition.row;
   const hit = statementIndex.get(st);
   if (hit && hit.row === row) return hit.index;
-  const index = assignIndex(root, st);
+  // The same statement moved by lines added or removed above it (carried over whole): its assignments moved with it.
+  const index = hit ? movedAssigns(hit.index, row - hit.row) : assignIndex(root, st);
   statementIndex.set(st, { row, index });
   return index;
+}
+
+function movedAssigns(index: Map<string, Assign[]>, rows: number): Map<string, Assign[]> {
+  const out = new Map<string, Assign[]>();
+  for (const [name, list] of index) out.set(name, list.map((a) => ({ ...a, line: a.line + rows })));
+  return out;
 }
 
 /**
