@@ -86,6 +86,11 @@ describe('syntax view', () => {
     // Text before and inside nodes in two- and four-byte UTF-8 / surrogate-pair UTF-16.
     nodes += both(p.python, '# é ü 😀\ndef k(x):  # 𝔸\n    s = "ß😀ä" + x\n    return s\n', 'python');
     nodes += both(p.cuda, '// ∑ 😀\n__global__ void k(float* y) { const char* s = "😀é"; y[0] = 1.0f; /* ü */ }\n', 'cuda');
+    // Many statements (a whole-tree search handed out to them) and missing tokens at their edges (zero-width
+    // nodes whose statement their place does not tell: each statement is then searched on its own).
+    const many = Array.from({ length: 24 }, (_, i) => (i % 5 === 4 ? `int = ${i};` : i % 7 === 6 ? `int b${i} = f(${i}, )` : `int a${i} = g(${i});`)).join('\n');
+    nodes += both(p.cuda, many, 'cuda');
+    nodes += both(p.python, Array.from({ length: 24 }, (_, i) => (i % 6 === 5 ? `x${i} = f(${i},` : `x${i} = g(${i})`)).join('\n'), 'python');
     assert.ok(nodes > 5000, `compared ${nodes} nodes`);
   });
 
