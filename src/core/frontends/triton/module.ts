@@ -121,14 +121,24 @@ export function withForeign(m: ModuleInfo, foreign: ModuleInfo[]): ModuleInfo {
 
 /** Canonical name of a dotted callee: `tl.exp`, `libdevice.exp`, `triton.cdiv`, or as written. */
 export function canonical(name: string, imports: Map<string, string>): string {
-  const parts = name.split('.');
-  const head = imports.get(parts[0]);
-  let full = head ? [head, ...parts.slice(1)].join('.') : name;
-  full = full.replace(/^triton\.language(\.|$)/, 'tl$1');
-  full = full.replace(/^tl\.(extra\.([a-z]\w*\.)?)?libdevice\./, 'libdevice.');
-  full = full.replace(/^tl\.(math|core|standard|semantic)\./, 'tl.');
-  return full;
+  const dot = name.indexOf('.');
+  // The look-up is made every time (a kernel's recorded reads include it); the spelling is kept per name.
+  const head = imports.get(dot < 0 ? name : name.slice(0, dot));
+  const full = head ? (dot < 0 ? head : head + name.slice(dot)) : name;
+  let out = spelled.get(full);
+  if (out === undefined) {
+    out = full
+      .replace(/^triton\.language(\.|$)/, 'tl$1')
+      .replace(/^tl\.(extra\.([a-z]\w*\.)?)?libdevice\./, 'libdevice.')
+      .replace(/^tl\.(math|core|standard|semantic)\./, 'tl.');
+    if (spelled.size >= 4096) spelled.clear();
+    spelled.set(full, out);
+  }
+  return out;
 }
+
+/** Canonical spellings of dotted names, by the name with its import resolved. */
+const spelled = new Map<string, string>();
 
 function decoratorName(d: Node, imports: Map<string, string>): { name: string; call: Node | null } {
   const expr = named(d)[0];
