@@ -356,6 +356,21 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.ok(cudaScanStats.replayed - before.replayed >= 5 * 4, `${cudaScanStats.replayed - before.replayed} statements replayed`);
   });
 
+  it('cuda: typing in a block left open reads the file with its braces closed once per text, also for a pipeline\'s launches', () => {
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'pipeline_layers.cu'), 'utf8');
+    const at = src.indexOf('\n', src.indexOf('__global__')) + 1;
+    const texts = ['  if (n > 0) {', '  if (n > 0) {\n    in', '  if (n > 0) {\n    int'].map((typed) => src.slice(0, at) + typed + '\n' + src.slice(at));
+    warmEqualsCold(parsers, 'open-block.cu', [src], texts, (i) => `keystroke ${i + 1}`);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'open-block.cu' });
+    for (const t of texts) {
+      const before = cudaScanStats.scans;
+      const r = analyzeSource(t, parsers, { gpu: H100, path: 'open-block.cu' });
+      assert.ok(r.pipelines?.length, 'a pipeline, its launches analysed');
+      assert.equal(cudaScanStats.scans - before, 1, 'one scan of the closed text');
+    }
+  });
+
   /**
    * Empty lines added at the top of `src`, once and twice (each version equal
    * to a cold analysis); then, on warm caches, how many kernels the first

@@ -132,8 +132,8 @@ type ScanOp =
 
 const statementOps = new WeakMap<Node, readonly ScanOp[]>();
 
-/** Top-level statements visited and replayed by file scans (tests). */
-export const cudaScanStats = { visited: 0, replayed: 0 };
+/** File scans made, and top-level statements visited and replayed by them (tests). */
+export const cudaScanStats = { scans: 0, visited: 0, replayed: 0 };
 
 /** The types of nodes whose children can be declarations, statements or directives. */
 const CONTAINERS = new Set([
@@ -258,6 +258,7 @@ export class FileInfo {
 
   /** The file's top-level statements, each replayed from what it added last time when it can be (`ScanOp`). */
   private walkTop(root: Node): void {
+    cudaScanStats.scans++;
     this.depth++;
     for (const c of named(root)) {
       const known = statementOps.get(c);

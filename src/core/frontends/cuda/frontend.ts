@@ -21,7 +21,7 @@ import { syntaxRoot } from '../../syntax-tree';
 import type { Deps, RowEdit } from '../../deps';
 import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
-import { documentFrame, parseCached, type DocFrame } from '../../parsers';
+import { documentFrame, forgetTree, parseCached, type DocFrame } from '../../parsers';
 import { relatedRequests } from '../../related';
 
 const MAX_SYNTAX_DIAGNOSTICS = 5;
@@ -88,11 +88,11 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
   // The file's scan (declarations, macros, launch sites) and its context hash, reused while the tree and the
   // values it depends on are the same: a pipeline's launches and re-analyses after a settings change read it again.
   const key = `${JSON.stringify([...values])}\u0001${JSON.stringify(arch)}`;
-  const cached = closed ? undefined : scanOf(ctx, tree, key, headers, values, arch);
+  const cached = scanOf(ctx, closed?.tree ?? tree, key, headers, values, arch, closed ? closedKey(ctx.path ?? '<input>') : undefined, closed?.text);
   const snippets = cached?.snippets ?? new Snippets(ctx.parsers.cuda);
   try {
     diagnostics.push(...syntaxErrors(root));
-    const file = cached?.file ?? ownKernels(new FileInfo(closed ? syntaxRoot(closed) : root, snippets, values, arch), headers);
+    const file = cached?.file ?? ownKernels(new FileInfo(closed ? syntaxRoot(closed.tree, closed.text) : root, snippets, values, arch), headers);
     diagnostics.push(...file.diagnostics, ...includeNotes(file, headers));
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
     // Besides the kernel's recorded reads: the architecture `__CUDA_ARCH__` takes.
@@ -129,7 +129,6 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
     } satisfies FileIR;
   } finally {
     if (!cached) snippets.dispose();
-    closed?.delete();
   }
 };
 
@@ -145,8 +144,8 @@ const fileScans = new Map<string, FileScan>();
 /** Paths whose scans are kept at most (the oldest is dropped). */
 const MAX_FILE_SCANS = 64;
 
-function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers | undefined, values: Map<string, number>, arch: ReturnType<typeof targetArch>): FileScan | undefined {
-  const path = ctx.path ?? '<input>';
+function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers | undefined, values: Map<string, number>, arch: ReturnType<typeof targetArch>, scanKey?: string, text = ctx.source): FileScan | undefined {
+  const path = scanKey ?? ctx.path ?? '<input>';
   const hit = fileScans.get(path);
   if (hit && hit.tree === tree && hit.key === key) return hit;
   // Build it outside the cache when the budget may cut the scan short (a partial scan must not be reused).
@@ -156,7 +155,7 @@ function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers 
   const snippets = new Snippets(ctx.parsers.cuda, hit?.snippets);
   let file: FileInfo;
   try {
-    file = ownKernels(new FileInfo(syntaxRoot(tree, ctx.source), snippets, values, arch), headers);
+    file = ownKernels(new FileInfo(syntaxRoot(tree, text), snippets, values, arch), headers);
   } finally {
     snippets.releaseEarlier();
   }
@@ -191,10 +190,13 @@ const cache = new KernelCache();
 /** Drops one file's scan (its tree is being dropped too). */
 export function forgetCudaFile(path: string): void {
   pipelineMemo.forget(path);
-  const s = fileScans.get(path);
-  if (!s) return;
-  s.snippets.dispose();
-  fileScans.delete(path);
+  forgetTree(closedKey(path));
+  for (const key of [path, closedKey(path)]) {
+    const s = fileScans.get(key);
+    if (!s) continue;
+    s.snippets.dispose();
+    fileScans.delete(key);
+  }
 }
 
 /** The launch pipelines of each file, reused while what they read answers the same. */
@@ -218,12 +220,21 @@ export function clearCudaCache(): void {
  * `}` appended (lines are unchanged), so the kernel being typed is analysed
  * up to where the text stops.
  */
-function closeBraces(ctx: FrontendContext, root: Node): Tree | null {
+function closeBraces(ctx: FrontendContext, root: Node): { tree: Tree; text: string } | null {
   if (!root.hasError) return null;
   const count = (t: string) => root.descendantsOfType(t).filter((n) => !n.isMissing).length;
   const missing = count('{') - count('}');
   if (missing <= 0) return null;
-  return ctx.parsers.cuda.parse(`${ctx.source}\n;${'}'.repeat(missing)}\n`);
+  const text = `${ctx.source}\n;${'}'.repeat(missing)}\n`;
+  // Parsed as a document of its own: a pipeline's launches read the same tree (and its scan) instead of
+  // parsing the text again each, and typing on reparses it from the previous keystroke's.
+  const tree = parseCached(ctx.parsers.cuda, closedKey(ctx.path ?? '<input>'), text, ctx.budget.parseMs);
+  return tree ? { tree, text } : null;
+}
+
+/** The parse cache's and the scans' key of a file's text with its unclosed braces closed. */
+function closedKey(path: string): string {
+  return `${path}\u0000closed`;
 }
 
 function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string, headerRows: number): ReturnType<typeof runKernels> {
