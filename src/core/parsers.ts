@@ -13,7 +13,7 @@
 import type { RowEdit } from './deps';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 import type { Language as SourceLanguage } from './ir';
-import { noteReparse, reusable, treesInUse } from './syntax-tree';
+import { noteReparse, reusable, treesInUse, type TextSpan } from './syntax-tree';
 
 export type WasmName = 'web-tree-sitter.wasm' | 'tree-sitter-python.wasm' | 'tree-sitter-cuda.wasm';
 export type WasmLoader = (name: WasmName) => Promise<Uint8Array>;
@@ -204,7 +204,7 @@ interface HaltedParse {
   /** The document's previous tree, as it was. */
   prev: Tree | null;
   /** Where the text changed since `prev`'s (the view's carry-over needs it). */
-  span?: ChangedSpan;
+  span?: TextSpan;
   /** A copy of it edited to this source (the halted parse reuses it). */
   base: Tree | null;
 }
@@ -288,7 +288,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   // parse starts, deleted once the parse is done.
   let prevTree: Tree | null = null;
   let base: Tree | null = null;
-  let span: ChangedSpan | undefined;
+  let span: TextSpan | undefined;
   const frame: DocFrame = { doc: cacheKey, version: ++versions };
   if (halted) {
     prevTree = halted.prev;
@@ -336,13 +336,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
 }
 
 /** The changed span between two texts, by common prefix and suffix: where it starts, and where it ends in each. */
-export interface ChangedSpan {
-  start: number;
-  endA: number;
-  endB: number;
-}
-
-function changedSpan(before: string, after: string): ChangedSpan {
+function changedSpan(before: string, after: string): TextSpan {
   const start = commonPrefix(before, after);
   const end = commonSuffix(before, after, Math.min(before.length, after.length) - start);
   return { start, endA: before.length - end, endB: after.length - end };
@@ -436,7 +430,7 @@ export function documentFrame(parser: Parser, key: string, source: string): DocF
 }
 
 /** A copy of `tree` (parsed from `before`) edited to `after` (`span`: where they differ, by common prefix and suffix). */
-function editedCopy(tree: Tree, before: string, after: string, span: ChangedSpan): Tree {
+function editedCopy(tree: Tree, before: string, after: string, span: TextSpan): Tree {
   const { start, endA, endB } = span;
   const base = tree.copy();
   base.edit({

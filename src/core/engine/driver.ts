@@ -67,33 +67,27 @@ export class KernelCache {
   get(key: string, answer?: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, frame?: DocFrame, line?: number): KernelIR | undefined {
     const hit = this.map.get(key);
     if (!hit) return undefined;
-    const here = frame ? { doc: frame.doc, version: frame.version } : undefined;
-    const prev = hit.deps ? editSince(hit, frame) : undefined;
-    if (hit.deps && (!answer || (prev && movedBelow(hit.deps, prev.edit)) || !sameAnswers(answer(hit.deps), hit.answers))) {
-      const moved = answer && prev ? this.moved(hit, answer, prev, line) : undefined;
-      if (!moved) return undefined;
-      hit.ir = moved.ir;
-      hit.deps = moved.deps;
-      hit.answers = moved.answers;
-      kernelStats.moved++;
+    if (hit.deps) {
+      if (!answer) return undefined;
+      const kept = keptReads(hit.ir, hit.deps, hit.answers!, hit.frame, answer, frame, shiftKernel);
+      if (!kept || (kept !== SAME && line !== undefined && kept.value.line !== line)) return undefined;
+      if (kept !== SAME) {
+        hit.ir = kept.value;
+        hit.deps = kept.deps;
+        hit.answers = kept.answers;
+        kernelStats.moved++;
+      }
     }
-    hit.frame = here;
+    hit.frame = frameOf(frame);
     this.map.delete(key);
     this.map.set(key, hit);
     kernelStats.reused++;
     return hit.ir;
   }
 
-  /** `hit` moved by `prev`, the edit since the version it was analysed on, when nothing it read was touched. */
-  private moved(hit: Cached, answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, prev: NonNullable<DocFrame['prev']>, line: number | undefined): { ir: KernelIR; deps: Deps; answers: Answers } | undefined {
-    const m = movedReads(hit.ir, hit.deps!, hit.answers!, answer, prev, shiftKernel);
-    if (!m || (line !== undefined && m.value.line !== line)) return undefined;
-    return { ir: m.value, deps: m.deps, answers: m.answers };
-  }
-
   set(key: string, k: KernelIR, deps?: Deps, answers?: Answers, frame?: DocFrame): void {
     this.map.delete(key);
-    this.map.set(key, deps ? { ir: k, deps, answers, ...(frame ? { frame: { doc: frame.doc, version: frame.version } } : {}) } : { ir: k });
+    this.map.set(key, deps ? { ir: k, deps, answers, frame: frameOf(frame) } : { ir: k });
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }
 
@@ -106,27 +100,41 @@ export class KernelCache {
  * The edit that made `frame` from the version `hit` was analysed on, when it
  * added or removed lines (nothing else moves a kernel).
  */
-function editSince(hit: { frame?: { doc: string; version: number } }, frame: DocFrame | undefined): DocFrame['prev'] {
+function editSince(at: { doc: string; version: number } | undefined, frame: DocFrame | undefined): DocFrame['prev'] {
   const prev = frame?.prev;
-  if (!prev || prev.edit.newEndRow === prev.edit.oldEndRow || hit.frame?.doc !== frame!.doc || hit.frame.version !== prev.version) return undefined;
+  if (!prev || prev.edit.newEndRow === prev.edit.oldEndRow || at?.doc !== frame!.doc || at.version !== prev.version) return undefined;
   return prev;
 }
 
+/** The version a value was computed on, as kept with it. */
+function frameOf(frame: DocFrame | undefined): { doc: string; version: number } | undefined {
+  return frame ? { doc: frame.doc, version: frame.version } : undefined;
+}
+
+/** `keptReads`: the value still holds as it is. */
+const SAME = 'same';
+
 /**
- * A value computed with reads `deps` on the version before `prev`'s edit,
- * moved by it: when every read lies outside the rows the edit touched and
- * answers the same there (rows and lines mapped back across the edit), the
- * value with its lines moved (`shift`), its reads moved, and their answers
- * on the text as it is now.
+ * Whether a value computed with reads `deps` (answered `answers` on the
+ * version `at`) still holds on the version `frame`: `SAME` when every read
+ * answers as it did; moved, when the edit since `at` added or removed lines
+ * and every read lies outside the rows it touched and answers the same there
+ * (rows and lines mapped back across the edit) — the value with its lines
+ * moved (`shift`), its reads moved, and their answers on the text as it is
+ * now; else undefined (computed again).
  */
-function movedReads<T>(
+function keptReads<T>(
   value: T,
   deps: Deps,
   answers: Answers,
+  at: { doc: string; version: number } | undefined,
   answer: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers,
-  prev: NonNullable<DocFrame['prev']>,
+  frame: DocFrame | undefined,
   shift: (v: T, lines: RowEdit) => T | undefined,
-): { value: T; deps: Deps; answers: Answers } | undefined {
+): typeof SAME | { value: T; deps: Deps; answers: Answers } | undefined {
+  const prev = editSince(at, frame);
+  if (!(prev && movedBelow(deps, prev.edit)) && sameAnswers(answer(deps), answers)) return SAME;
+  if (!prev) return undefined;
   const lines = prev.lines ?? prev.edit;
   if (!sameAnswers(answer(deps, prev.edit, lines), answers)) return undefined;
   const moved = shift(value, lines);
@@ -301,20 +309,16 @@ export class ReadsMemo<T> {
    */
   get(path: string, key: string, root: object, fingerprint: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, compute: () => T, complete: () => boolean, frame?: DocFrame): T {
     const hit = this.map.get(path);
-    const here = frame ? { doc: frame.doc, version: frame.version } : undefined;
-    if (hit && hit.key === key) {
-      const prev = editSince(hit, frame);
-      if (!(prev && movedBelow(hit.deps, prev.edit)) && sameAnswers(fingerprint(hit.deps), hit.answers)) {
-        this.stats.reused++;
-        hit.frame = here;
-        return hit.value;
-      }
-      const m = prev ? movedReads(hit.value, hit.deps, hit.answers, fingerprint, prev, shiftLines) : undefined;
-      if (m) {
+    const here = frameOf(frame);
+    const kept = hit && hit.key === key ? keptReads(hit.value, hit.deps, hit.answers, hit.frame, fingerprint, frame, shiftLines) : undefined;
+    if (hit && kept) {
+      if (kept === SAME) this.stats.reused++;
+      else {
         this.stats.moved++;
-        Object.assign(hit, { value: m.value, deps: m.deps, answers: m.answers, frame: here });
-        return m.value;
+        Object.assign(hit, { value: kept.value, deps: kept.deps, answers: kept.answers });
       }
+      hit.frame = here;
+      return hit.value;
     }
     this.stats.computed++;
     const reads = new Deps(root);
@@ -322,7 +326,7 @@ export class ReadsMemo<T> {
     reads.done();
     this.map.delete(path);
     if (complete()) {
-      this.map.set(path, { key, value, deps: reads, answers: fingerprint(reads), ...(here ? { frame: here } : {}) });
+      this.map.set(path, { key, value, deps: reads, answers: fingerprint(reads), frame: here });
       while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
     }
     return value;

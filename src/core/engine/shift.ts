@@ -72,16 +72,6 @@ function numbersIn(e: Expr): number[] | 'line' {
 }
 
 /**
- * Whether a symbol of `e` may be named by a line the edit moves: one of the
- * forms above, or any number in a symbol's name that is a line at or after
- * the edit (a form not listed here is then still never moved).
- */
-function namesLine(e: Expr, edit: RowEdit): boolean {
-  const ns = numbersIn(e);
-  return ns === 'line' || ns.some((n) => n > edit.startRow);
-}
-
-/**
  * Objects (of IR and reports, never mutated) a walk found no line in, nor a
  * text or symbol that may name one: the next move shares them unwalked.
  */
@@ -121,10 +111,9 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
       met++;
       if (LINE_SYMBOL.test(s)) touched();
     }
-    if (s.includes('line')) met++;
-    return s.includes('line')
-      ? s.replace(/\bline (\d+)/g, (_, n: string) => `line ${line(Number(n))}`).replace(/\blines (\d+(?:, \d+)*)/g, (_, ns: string) => `lines ${ns.split(', ').map((n) => line(Number(n))).join(', ')}`)
-      : s;
+    if (!s.includes('line')) return s;
+    met++;
+    return s.replace(/\bline (\d+)/g, (_, n: string) => `line ${line(Number(n))}`).replace(/\blines (\d+(?:, \d+)*)/g, (_, ns: string) => `lines ${ns.split(', ').map((n) => line(Number(n))).join(', ')}`);
   };
   // What holds no line is kept as it is (shared with the IR moved: IR and reports are never mutated).
   const walk = (x: unknown, key: string | undefined): unknown => {
@@ -156,11 +145,13 @@ export function shiftLines<T>(ir: T, e: RowEdit): T | undefined {
       if (plain && met === before) lineless.add(x);
       return out ?? x;
     }
-    // Symbolic expressions are shared, unless a symbol is named by its line. Any other kind of object is not known to hold no lines: not moved.
+    // Symbolic expressions are shared, unless a symbol may be named by a line the edit moves: one of the forms
+    // above, or any number in a symbol's name that is a line at or after the edit (a form not listed is then still
+    // never moved). Any other kind of object is not known to hold no lines: not moved.
     if (x instanceof Expr) {
       const ns = numbersIn(x);
       if (ns === 'line' || ns.length > 0) met++;
-      return namesLine(x, e) ? touched() : x;
+      return ns === 'line' || ns.some((n) => n > e.startRow) ? touched() : x;
     }
     const proto = Object.getPrototypeOf(x);
     if (proto !== Object.prototype && proto !== null) touched();

@@ -97,7 +97,9 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
     // Besides the kernel's recorded reads: the architecture `__CUDA_ARCH__` takes.
     const context = ctx.source.includes(CUDA_ARCH) ? `arch:${String(file.archValue)}` : '';
-    const r = analyzeKernels(ctx, file, context, source, headers?.rows ?? 0);
+    // The document version as the file's own lines see it (kernels and pipelines an Enter above them moves).
+    const frame = movable(ctx) ? ownFrame(documentFrame(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source), headers?.rows ?? 0) : undefined;
+    const r = analyzeKernels(ctx, file, context, source, frame);
     diagnostics.push(...r.diagnostics);
     if (file.kernels.length === 0) {
       const defs = (ownSource.match(/__global__/g) ?? []).length;
@@ -115,8 +117,7 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
             (d, edit, lines) => fingerprint(file, d, source, edit, lines),
             () => cudaPipelines(ctx, file),
             () => !ctx.budget.fileTruncated && !ctx.budget.expired,
-            // An Enter above the launches moves the pipelines with their lines, as it moves the kernels.
-            movable(ctx) ? ownFrame(documentFrame(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source), headers?.rows ?? 0) : undefined,
+            frame,
           );
     const incomplete = r.incomplete ?? (defer ? { analysed: r.kernels.length, total: r.kernels.length } : undefined);
     return {
@@ -237,7 +238,7 @@ function closedKey(path: string): string {
   return `${path}\u0000closed`;
 }
 
-function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string, headerRows: number): ReturnType<typeof runKernels> {
+function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, source: string, frame: DocFrame | undefined): ReturnType<typeof runKernels> {
   // What a kernel reads of the rest of the file is recorded while it runs and answered again at the next
   // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
   const reads = { root: file.root, fingerprint: (d: Deps, edit?: RowEdit, lines?: RowEdit) => fingerprint(file, d, source, edit, lines) };
@@ -259,7 +260,7 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, s
         run: () => analyzeKernel(ctx, file, def),
       };
     }),
-    movable(ctx) ? ownFrame(documentFrame(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source), headerRows) : undefined,
+    frame,
   );
 }
 

@@ -8,7 +8,7 @@
 import { answerLine, answerReads, answersOf, answerRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
 import { statementAt, type SyntaxNode as Node } from '../../syntax-tree';
 import { moduleAssigns } from './host';
-import type { FnInfo, Launch, ModuleInfo } from './module';
+import { launchesOf, type FnInfo, type ModuleInfo } from './module';
 import { line } from './syntax';
 
 /** The map underneath a recorded one, read without recording (Map's own methods). */
@@ -40,23 +40,6 @@ export function constGlobalsAnswer(list: readonly (readonly [string, Node, Node]
  */
 export function fingerprint(m: ModuleInfo, d: Deps, source: string, constGlobals: () => string, edit?: RowEdit): Answers {
   return answerReads(d, source, (row) => statementAt(m.root, row), answersOf(m, edit), (map, key) => answer(m, map, key, constGlobals), edit);
-}
-
-/** A module's launch sites by kernel, made once per scan (every kernel of a large file asks for its own). */
-const byKernel = new WeakMap<ModuleInfo, Map<string, Launch[]>>();
-
-function launchesByKernel(m: ModuleInfo): Map<string, Launch[]> {
-  let out = byKernel.get(m);
-  if (!out) {
-    out = new Map();
-    for (const l of m.launches) {
-      const list = out.get(l.kernel);
-      if (list) list.push(l);
-      else out.set(l.kernel, [l]);
-    }
-    byKernel.set(m, out);
-  }
-  return out;
 }
 
 function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => string): string {
@@ -105,7 +88,7 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
     case 'kernelLaunches':
       // One kernel's launch sites (what its bindings take from them, and their lines).
       return (
-        (launchesByKernel(m).get(key) ?? [])
+        launchesOf(m, key)
           .map((l) => `${answerLine(l.line)}:${statementHash(l.node)}`)
           .join('\n') || NONE
       );

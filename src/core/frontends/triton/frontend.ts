@@ -27,7 +27,7 @@ import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import { fromLite, HostEnv } from './host';
 import { tritonPipelines } from './pipeline';
-import { scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo, type PendingScan } from './module';
+import { launchesOf, scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo, type PendingScan } from './module';
 import { foreignTrees, line, shorten } from './syntax';
 import { pythonImportLines } from '../../related';
 
@@ -77,7 +77,7 @@ const OTHER_LAUNCH_STEPS = 50_000;
 function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   const b = seedBindings(ctx);
   const notes = new Notes();
-  const launches = m.launches.filter((l) => l.kernel === k.name);
+  const launches = launchesOf(m, k.name);
   let facts: LaunchFacts = { grid: null, gridDetail: '', dtypes: new Map(), descriptors: new Map(), hostNotes: [] };
   const host = hostEnvOf(m, ctx);
   // Values the file suggests besides the ones bound (a per-launch analysis of a pipeline needs none).

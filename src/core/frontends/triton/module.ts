@@ -86,6 +86,24 @@ export interface ModuleInfo {
   foreignGlobals?: Map<string, Node>;
 }
 
+/** A module's launch sites by kernel, grouped once per scan (every kernel of a large file asks for its own). */
+const byKernel = new WeakMap<ModuleInfo, Map<string, Launch[]>>();
+
+/** The launch sites of kernel `name` in the module, in file order. */
+export function launchesOf(m: ModuleInfo, name: string): Launch[] {
+  let out = byKernel.get(m);
+  if (!out) {
+    out = new Map();
+    for (const l of m.launches) {
+      const list = out.get(l.kernel);
+      if (list) list.push(l);
+      else out.set(l.kernel, [l]);
+    }
+    byKernel.set(m, out);
+  }
+  return out.get(name) ?? [];
+}
+
 /**
  * This module with the jit functions and module-level values of the project
  * modules it imports from (read by the host): a helper defined there
