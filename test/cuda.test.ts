@@ -500,6 +500,18 @@ describe('CUDA: headers of the project (`#include "x.h"`)', () => {
     assert.equal(r.kernels[0].units, 4096);
   });
 
+  it('a file with no kernel and no launch, whose headers launch none, takes nothing from them: they are not read, nor said unread', async () => {
+    const host = '#include "pair_ops.h"\nfloat twice(float x) { return x * 2.0f; }\n';
+    // A header that does not parse: read with the file, its errors would be said at the #include line.
+    const r = await run(host, HEADER.replace('return x * y + 1.0f;', 'return x * y + ;'));
+    assert.deepEqual(r.diagnostics.map((d) => d.code), ['noKernels'], JSON.stringify(r.diagnostics));
+    // A header that launches is read: the file's host code may call the function that launches.
+    const launching = `${HEADER}\n__global__ void hk(float* p) { p[threadIdx.x] = 1.0f; }\nvoid go(float* p) { hk<<<4, 256>>>(p); hk<<<8, 256>>>(p); }\n`;
+    const r2 = await run('#include "pair_ops.h"\nint main() { float* p; go(p); return 0; }\n', launching);
+    assert.equal(r2.kernels.length, 0);
+    assert.deepEqual(r2.pipelines?.map((p) => [p.name, p.launches.length]), [['go', 2]], JSON.stringify(r2.diagnostics));
+  });
+
   it('a header too large to read with the file on every analysis is said not read', async () => {
     const r = await run(source, `// ${'x'.repeat(1_100_000)}\n` + HEADER);
     assert.ok(r.diagnostics.some((d) => d.code === 'includeNotRead' && d.line === 15));

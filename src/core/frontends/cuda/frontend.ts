@@ -31,9 +31,13 @@ export const cudaFrontend: Frontend = (input) => {
   // Headers of the project the file includes (`#include "utils.h"`), when the host read them, go in front of it
   // (as the preprocessor puts them): their macros, helpers and structs are then known.
   const headers = headerPrefix(input);
-  const ctx: FrontendContext = { ...input, source: spellAlignas(headers ? headers.text + input.source : input.source) };
-  return withRowMap(headers?.map, () => analyseFile(ctx, input.source, headers));
+  const ctx: FrontendContext = { ...input, source: spellAlignas(headers?.text ? headers.text + input.source : input.source) };
+  return withRowMap(headers?.text ? headers.map : undefined, () => analyseFile(ctx, input.source, headers?.text ? headers : undefined, headers?.read));
 };
+
+/** `__global__` in a file's own text (its kernels), or a launch (`<<<`, white space allowed inside) in it or a header. */
+const KERNEL = /__global__/;
+const LAUNCH = /<\s*<\s*</;
 
 interface Headers {
   /** The headers' texts, nested ones first, each ending with a newline. */
@@ -52,6 +56,10 @@ const MAX_HEADER_TEXT = 1_000_000;
 function headerPrefix(input: FrontendContext): Headers | undefined {
   const related = input.related ? Object.entries(input.related) : [];
   if (related.length === 0) return undefined;
+  // The report holds the file's own kernels and the launches of its host code: a file with no kernel, whose
+  // text and headers launch none, takes nothing from its headers (the same report without), so they are not parsed.
+  if (!KERNEL.test(input.source) && !LAUNCH.test(input.source) && !related.some(([, f]) => LAUNCH.test(f.text)))
+    return { text: '', map: (row) => row + 1, read: new Set(related.map(([spec]) => spec.split(' ')[0])), rows: 0 };
   const own = new Map(relatedRequests('cuda', input.source).map((q) => [q.spec, q.line]));
   const first = own.size ? Math.min(...own.values()) : 1;
   // Nested headers were read after the ones that include them: put them first.
@@ -76,7 +84,7 @@ function headerPrefix(input: FrontendContext): Headers | undefined {
   return text ? { text, map, read, rows } : undefined;
 }
 
-function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined): FileIR {
+function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined, supplied: Set<string> | undefined): FileIR {
   const diagnostics: Diagnostic[] = [];
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
   const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs);
@@ -93,7 +101,7 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
   try {
     diagnostics.push(...syntaxErrors(root));
     const file = cached?.file ?? ownKernels(new FileInfo(closed ? syntaxRoot(closed.tree, closed.text) : root, snippets, values, arch), headers);
-    diagnostics.push(...file.diagnostics, ...includeNotes(file, headers));
+    diagnostics.push(...file.diagnostics, ...includeNotes(file, headers, supplied));
     const source = closed ? `${ctx.source}\n;}` : ctx.source;
     // Besides the kernel's recorded reads: the architecture `__CUDA_ARCH__` takes.
     const context = ctx.source.includes(CUDA_ARCH) ? `arch:${String(file.archValue)}` : '';
@@ -324,9 +332,9 @@ function ownKernels(file: FileInfo, headers: Pick<Headers, 'text'> | undefined):
 }
 
 /** Local headers that were not read: said once per header (headers read, and the includes inside them, are not). */
-function includeNotes(file: FileInfo, headers: Headers | undefined): Diagnostic[] {
+function includeNotes(file: FileInfo, headers: Headers | undefined, supplied: Set<string> | undefined): Diagnostic[] {
   const from = headers?.text.length ?? 0;
   return file.includes
-    .filter((i) => !i.system && i.offset >= from && !headers?.read.has(i.path))
+    .filter((i) => !i.system && i.offset >= from && !supplied?.has(i.path))
     .map((i) => say('includeNotRead', i.line, i.path));
 }
