@@ -8,7 +8,10 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { MAX_SUGGESTIONS, Suggestions } from '../src/core/bindings';
-import { analyzeFile, assertSane, check, fixtures } from './check';
+import { analyzeSource } from '../src/core/analyze';
+import { hostStats } from '../src/core/frontends/triton/host';
+import { findGpu } from '../src/core/gpus/catalog';
+import { analyzeFile, assertSane, check, fixtures, loadParsers } from './check';
 
 const DIR = path.join(__dirname, 'fixtures', 'suggestions');
 
@@ -42,6 +45,40 @@ describe('suggested binding values', () => {
     assert.equal(k.bindings.n_cols, 16384);
     assert.deepEqual(k.suggestions?.n_cols?.map((s) => s.value), [1024, 2048, 4096, 8192]);
     assert.match(k.suggestions!.n_cols[0].detail, /benchmark x_vals\[0\] = 1024 \(row 1 of 5, line \d+\)$/);
+  });
+
+  it('Triton: the other call sites are read once per choice, whatever parameter or reading asks', async () => {
+    const src = [
+      'import triton',
+      'import triton.language as tl',
+      '',
+      '@triton.jit',
+      'def axpy_kernel(x_ptr, y_ptr, M, N, K, BLOCK: tl.constexpr):',
+      '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+      '    mask = offs < M * N',
+      '    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * K, mask=mask)',
+      '',
+      'def launch(x, y, M, N, K):',
+      '    axpy_kernel[(triton.cdiv(M * N, 256),)](x, y, M, N, K, BLOCK=256)',
+      '',
+      'def layer(x, y, rows, cols, k):',
+      '    launch(x, y, rows, cols, k)',
+      '',
+      'def model(x, y):',
+      '    layer(x, y, 64, 128, 2)',
+      '    layer(x, y, 256, 512, 3)',
+      '    layer(x, y, 1024, 2048, 4)',
+    ].join('\n');
+    hostStats.reads = 0;
+    const r = analyzeSource(src, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'chain.py' });
+    const k = r.kernels[0];
+    assert.deepEqual([k.bindings.M, k.bindings.N, k.bindings.K], [64, 128, 2]);
+    assert.deepEqual(['M', 'N', 'K'].map((p) => k.suggestions?.[p]?.map((s) => s.value)), [[256, 1024], [512, 2048], [3, 4]]);
+    // The default reading reads each parameter of the chain once: x and y of model, layer and launch (6), M, N, K of
+    // layer and launch (6). The other values of M, N and K are read under the two other call sites of `layer`: those
+    // three parameters of layer and launch again under each (2 × 6). Nothing else is read again: not the default
+    // values when the alternatives start from them, nor M and N for the grid under a site already tried.
+    assert.equal(hostStats.reads, 6 + 6 + 2 * 6);
   });
 
   it('the values do not change the counts: a file with one launch site counts as before', async () => {

@@ -49,6 +49,24 @@ interface ChoicePoint {
 }
 type Points = Map<string, ChoicePoint>;
 
+/** A parameter's value read from its call sites, with what it depends on (HostEnv.memo). */
+interface MemoEntry {
+  v: HostValue | undefined;
+  trail: string[];
+  points: Points;
+  deps?: Deps;
+  /** The choices consulted reading it, and what was picked for each (undefined: the default). */
+  needs: Map<string, number | undefined>;
+  /** Read while alternatives ran: taken by them only. */
+  alt: boolean;
+}
+
+/** Parameter values read from call sites (not taken from the memo): tests. */
+export const hostStats = { reads: 0 };
+
+/** Values kept per parameter (under different picks) at most. */
+const MAX_MEMO_VERSIONS = 8;
+
 function mergePoints(into: Points | undefined, from: Points): void {
   if (into) for (const [k, v] of from) if (!into.has(k)) into.set(k, v);
 }
@@ -85,7 +103,16 @@ export class HostEnv {
     return c;
   }
   private readonly assigns = new Map<number, Map<string, Assign[]>>();
-  private readonly memo = new Map<string, { v: HostValue | undefined; trail: string[]; points: Points; deps?: Deps }>();
+  /**
+   * Parameter values read from call sites, kept for the evaluator's life, several per parameter: each with the
+   * choices it consulted (a call site among several, a benchmark row) and what was picked for them, and taken
+   * wherever the same is picked — under the default reading and under every alternative (the choices an
+   * alternative changes are read again, the rest is shared). One read while alternatives run is kept for
+   * them only (a call-site conflict is said by the default reading).
+   */
+  private readonly memo = new Map<string, MemoEntry[]>();
+  /** The choices the evaluation under way consulted, with what was picked for each. */
+  private consulted: Map<string, number | undefined> | undefined;
   /** Collects the choice points the current evaluation depends on. */
   private collect: Points | undefined;
   /** While `alternatives` runs: the alternative to take per choice point. */
@@ -269,8 +296,9 @@ export class HostEnv {
    */
   paramValue(fn: FnInfo, p: string): HostValue | undefined {
     const key = `${fn.name}.${p}`;
-    const hit = this.memo.get(key);
+    const hit = this.memo.get(key)?.find((e) => this.holds(e));
     if (hit) {
+      for (const [k, v] of hit.needs) this.consulted?.set(k, v);
       replay(hit.deps);
       this.trail.push(...hit.trail);
       mergePoints(this.collect, hit.points);
@@ -283,6 +311,10 @@ export class HostEnv {
     const savedCollect = this.collect;
     const points: Points = new Map();
     this.collect = points;
+    hostStats.reads++;
+    const savedConsulted = this.consulted;
+    const needs = new Map<string, number | undefined>();
+    this.consulted = needs;
     // The reads that resolve it are kept with it: a kernel that reuses the value records them too (deps.ts).
     const cap = captured(() => {
     let result: { v: HostValue | undefined; trail: string[] } = { v: undefined, trail: [] };
@@ -293,7 +325,7 @@ export class HostEnv {
         const sites = (this.m.hostCalls.get(fn.name) ?? []).filter((c) => !within(c, fn.node)).slice(0, MAX_CALL_SITES);
         const idx = fn.params.findIndex((q) => q.name === p);
         const siteKey = `${fn.name}#site`;
-        const pick = this.picks?.get(siteKey);
+        const pick = this.pick(siteKey);
         const found: { v: HostValue; line: number; trail: string[]; points: Points; index: number }[] = [];
         for (const [i, c] of sites.entries()) {
           if (pick !== undefined && i !== pick) continue;
@@ -329,16 +361,36 @@ export class HostEnv {
     } finally {
       this.trail = saved;
       this.collect = savedCollect;
+      this.consulted = savedConsulted;
       this.active.delete(key);
       this.callerDepth--;
     }
     return result;
     });
     const result = cap.value;
-    this.memo.set(key, { ...result, points, deps: cap.deps });
+    for (const [k, v] of needs) this.consulted?.set(k, v);
+    const kept = this.memo.get(key) ?? [];
+    kept.push({ ...result, points, deps: cap.deps, needs, alt: this.picks !== undefined });
+    // The default reading's value stays (as read then: a later reading could stand elsewhere in the call chain).
+    if (kept.length > MAX_MEMO_VERSIONS) kept.splice(kept.findIndex((e) => e.alt), 1);
+    this.memo.set(key, kept);
     this.trail.push(...result.trail);
     mergePoints(this.collect, points);
     return result.v;
+  }
+
+  /** What is picked for a choice (undefined: its default), noted as consulted by the evaluation under way. */
+  private pick(key: string): number | undefined {
+    const v = this.picks?.get(key);
+    this.consulted?.set(key, v);
+    return v;
+  }
+
+  /** Whether a kept value holds under the current picks: each choice it consulted is picked as it was then. */
+  private holds(e: MemoEntry): boolean {
+    if (e.alt && !this.picks) return false;
+    for (const [k, v] of e.needs) if (this.picks?.get(k) !== v) return false;
+    return true;
   }
 
   /**
@@ -351,7 +403,6 @@ export class HostEnv {
    */
   alternatives<T>(run: () => T | undefined, max: number): { value: T; trail: string[] }[] {
     if (this.picks) return [];
-    const memo = [...this.memo];
     const conflicts = [...this.conflicts];
     const saved = { trail: this.trail, collect: this.collect };
     const out: { value: T; trail: string[] }[] = [];
@@ -360,7 +411,6 @@ export class HostEnv {
       for (let runs = 0; runs < max && queue.length > 0 && !this.budget.spent(); runs++) {
         const picks = queue.shift()!;
         const points: Points = new Map();
-        this.memo.clear();
         this.picks = picks;
         this.collect = points;
         this.trail = [];
@@ -374,8 +424,6 @@ export class HostEnv {
         }
       }
     } finally {
-      this.memo.clear();
-      for (const [k, v] of memo) this.memo.set(k, v);
       this.conflicts.clear();
       for (const [k, v] of conflicts) this.conflicts.set(k, v);
       this.picks = undefined;
@@ -419,7 +467,7 @@ export class HostEnv {
         };
         // Every row is a choice (one key per benchmarked function: its parameters take the same row).
         const key = `${fn.name}#bench`;
-        const pick = this.picks?.get(key);
+        const pick = this.pick(key);
         if (vals.length > 1) this.collect?.set(key, { labels: vals.map((_, i) => `benchmark x_vals[${i}]${shownAt(i)} (line ${at})`), chosen: best });
         const row = pick !== undefined && pick < vals.length ? pick : best;
         const v = valueAt(row);
