@@ -19,6 +19,7 @@
  * under the others too (the values the editor suggests). Never throws.
  */
 import type { SyntaxNode as Node } from '../../syntax-tree';
+import { searchStatements } from '../../syntax-tree';
 import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import { parseDtype } from '../common';
@@ -545,6 +546,7 @@ export function moduleAssigns(root: Node): Map<string, Assign[]> {
       // Per top-level statement, kept with it while it stays on its row (a statement carried over after an
       // edit elsewhere is not walked again): an edit re-indexes only the statements it touched.
       const parts: Map<string, Assign[]>[] = [];
+      searchStatements(root, ASSIGN_TYPES);
       for (const st of root.namedChildren) if (st) parts.push(statementAssigns(root, st));
       const all = patched(parts) ?? merged(parts);
       lastIndex = { parts, all };
@@ -620,39 +622,52 @@ function movedAssigns(index: Map<string, Assign[]>, rows: number): Map<string, A
  * top-level statement of a module).
  */
 function assignIndex(scope: Node, from?: Node): Map<string, Assign[]> {
-  {
-    const out = new Map<string, Assign[]>();
-    const put = (name: string, a: Assign) => {
-      const list = out!.get(name) ?? [];
-      list.push(a);
-      out!.set(name, list);
-    };
-    const visit = (n: Node, depth: number): void => {
-      if (depth > 60) return;
-      if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+  const out = new Map<string, Assign[]>();
+  const put = (name: string, a: Assign) => {
+    const list = out.get(name);
+    if (list) list.push(a);
+    else out.set(name, [a]);
+  };
+  // One search of the frame (tree-sitter's, in document order), not a walk of its every node; what stands in a
+  // nested function, class or lambda is that frame's own.
+  // (Places as parsed: every node found stands in the same top-level statement, moved alike by an edit before it.)
+  let nestedEnd = -1;
+  for (const n of (from ?? scope).descendantsOfType(ASSIGN_TYPES)) {
+    if (n.rawStart < nestedEnd) continue;
+    switch (n.type) {
+      case 'assignment': {
         const l = field(n, 'left');
         const r = field(n, 'right');
-        if (l && r && n.type === 'assignment') {
-          if (l.type === 'identifier') put(l.text, { rhs: r, line: line(n), node: n });
-          else if (l.type === 'pattern_list' || l.type === 'tuple_pattern')
-            named(l).forEach((c, i) => {
-              if (c.type === 'identifier') put(c.text, { rhs: r, index: i, line: line(n), node: n });
-            });
-        } else if (l?.type === 'identifier') put(l.text, { rhs: n, line: line(n), node: n }); // x += …: unknown value
+        if (!l) break;
+        if (!r) {
+          if (l.type === 'identifier') put(l.text, { rhs: n, line: line(n), node: n }); // `x: int` with no value: unknown
+        } else if (l.type === 'identifier') put(l.text, { rhs: r, line: line(n), node: n });
+        else if (l.type === 'pattern_list' || l.type === 'tuple_pattern')
+          named(l).forEach((c, i) => {
+            if (c.type === 'identifier') put(c.text, { rhs: r, index: i, line: line(n), node: n });
+          });
+        break;
       }
-      if (n.type === 'for_statement') {
+      case 'augmented_assignment': {
+        const l = field(n, 'left');
+        if (l?.type === 'identifier') put(l.text, { rhs: n, line: line(n), node: n }); // x += …: unknown value
+        break;
+      }
+      case 'for_statement': {
         const l = field(n, 'left');
         // A loop variable has many values: unknown.
         for (const id of l ? (l.type === 'identifier' ? [l] : l.descendantsOfType('identifier')) : []) if (id) put(id.text, { rhs: n, line: line(n), node: n });
+        break;
       }
-      if ((n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') && n.id !== scope.id) return;
-      for (const c of n.namedChildren) if (c) visit(c, depth + 1);
-    };
-    if (from) visit(from, 1);
-    else visit(scope, 0);
-    return out;
+      default:
+        if (n.id !== scope.id) nestedEnd = n.raw.endIndex;
+    }
   }
+  return out;
 }
+
+/** What assignIndex searches a frame for: assignments, loops, and the frames nested in it. */
+const ASSIGN_TYPES = ['assignment', 'augmented_assignment', 'for_statement', 'function_definition', 'class_definition', 'lambda'];
 
 /** The expression of the last `return` of a function's own body. */
 export function lastReturn(fnNode: Node): Node | undefined {
