@@ -19,7 +19,6 @@
  * under the others too (the values the editor suggests). Never throws.
  */
 import type { SyntaxNode as Node } from '../../syntax-tree';
-import { searchStatements } from '../../syntax-tree';
 import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import { parseDtype } from '../common';
@@ -546,7 +545,6 @@ export function moduleAssigns(root: Node): Map<string, Assign[]> {
       // Per top-level statement, kept with it while it stays on its row (a statement carried over after an
       // edit elsewhere is not walked again): an edit re-indexes only the statements it touched.
       const parts: Map<string, Assign[]>[] = [];
-      searchStatements(root, ASSIGN_TYPES);
       for (const st of root.namedChildren) if (st) parts.push(statementAssigns(root, st));
       const all = patched(parts) ?? merged(parts);
       lastIndex = { parts, all };
@@ -632,6 +630,8 @@ function assignIndex(scope: Node, from?: Node): Map<string, Assign[]> {
   // nested function, class or lambda is that frame's own.
   // (Places as parsed: every node found stands in the same top-level statement, moved alike by an edit before it.)
   let nestedEnd = -1;
+  // A function or class of the module is a frame of its own, whole: not searched (most of a module's nodes are in them).
+  if (from && NESTED_FRAMES.has(from.type)) return out;
   for (const n of (from ?? scope).descendantsOfType(ASSIGN_TYPES)) {
     if (n.rawStart < nestedEnd) continue;
     switch (n.type) {
@@ -665,6 +665,9 @@ function assignIndex(scope: Node, from?: Node): Map<string, Assign[]> {
   }
   return out;
 }
+
+/** Top-level statements that are frames of their own. */
+const NESTED_FRAMES = new Set(['function_definition', 'class_definition', 'decorated_definition']);
 
 /** What assignIndex searches a frame for: assignments, loops, and the frames nested in it. */
 const ASSIGN_TYPES = ['assignment', 'augmented_assignment', 'for_statement', 'function_definition', 'class_definition', 'lambda'];
