@@ -150,14 +150,31 @@ export function scale(x: Expr, c: number): Expr {
 function mulMono(a: Monomial, b: Monomial): Monomial | undefined {
   const coef = a.coef * b.coef;
   if (!Number.isFinite(coef)) return undefined;
-  const byKey = new Map<string, Factor>();
-  for (const f of [...a.factors, ...b.factors]) {
-    const cur = byKey.get(f.atom.key);
-    const pow = (cur ? cur.pow : 0) + f.pow;
-    if (pow === 0) byKey.delete(f.atom.key);
-    else byKey.set(f.atom.key, { atom: f.atom, pow });
+  // A constant side keeps the other's factors as they are.
+  if (b.factors.length === 0) return { coef, factors: a.factors, key: a.key };
+  if (a.factors.length === 0) return { coef, factors: b.factors, key: b.key };
+  // Both factor lists are sorted by atom key: merged, like atoms' powers added (b's atom kept), zero powers dropped.
+  const fa = a.factors;
+  const fb = b.factors;
+  const factors: Factor[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < fa.length || j < fb.length) {
+    const x = fa[i];
+    const y = fb[j];
+    if (y === undefined || (x !== undefined && x.atom.key < y.atom.key)) {
+      factors.push(x);
+      i++;
+    } else if (x === undefined || x.atom.key > y.atom.key) {
+      factors.push(y);
+      j++;
+    } else {
+      const pow = x.pow + y.pow;
+      if (pow !== 0) factors.push({ atom: y.atom, pow });
+      i++;
+      j++;
+    }
   }
-  const factors = [...byKey.values()].sort((x, y) => (x.atom.key < y.atom.key ? -1 : x.atom.key > y.atom.key ? 1 : 0));
   return { coef, factors, key: factorKey(factors) };
 }
 
@@ -166,6 +183,12 @@ export function mul(...xs: Expr[]): Expr {
   for (const x of xs) {
     if (x.poisoned || acc.poisoned) return poison();
     if (x.isZero() || acc.isZero()) return ZERO;
+    // Times 1: the other as it is (every term of it times 1 is itself).
+    if (acc === ONE) {
+      acc = x;
+      continue;
+    }
+    if (x === ONE) continue;
     const out = new Map<string, Monomial>();
     for (const a of acc.terms.values()) {
       for (const b of x.terms.values()) {
@@ -175,7 +198,7 @@ export function mul(...xs: Expr[]): Expr {
         const coef = (cur ? cur.coef : 0) + m.coef;
         if (!Number.isFinite(coef)) return poison();
         if (coef === 0) out.delete(m.key);
-        else out.set(m.key, { coef, factors: m.factors, key: m.key });
+        else out.set(m.key, cur ? { coef, factors: m.factors, key: m.key } : m);
         if (out.size > MAX_TERMS) return poison();
       }
     }
