@@ -80,10 +80,20 @@ export const UNKNOWN_NUMBER = poison();
 
 export function num(v: number): Expr {
   if (!Number.isFinite(v)) return poison();
+  // Small integers are shared (expressions are immutable): sizes, strides and loop bounds are mostly these.
+  const small = Number.isInteger(v) && v >= -SMALL && v <= SMALL && !Object.is(v, -0);
+  const hit = small ? smallNums[v + SMALL] : undefined;
+  if (hit) return hit;
   const m = new Map<string, Monomial>();
   if (v !== 0) m.set('', { coef: v, factors: [], key: '' });
-  return new Expr(m);
+  const e = new Expr(m);
+  if (small) smallNums[v + SMALL] = e;
+  return e;
 }
+
+/** Integers shared by `num`: -SMALL … SMALL. */
+const SMALL = 1024;
+const smallNums: (Expr | undefined)[] = new Array(2 * SMALL + 1);
 
 export const ZERO = num(0);
 export const ONE = num(1);

@@ -140,7 +140,7 @@ export function bindAutotune(k: FnInfo, m: ModuleInfo, b: BindingSet, notes: Not
   // `[triton.Config({...}) for BM in [64, 128] for BK in [64, 128]]`: the first config takes every
   // comprehension variable's first value.
   const comprehension = configs.type === 'list_comprehension';
-  const loops = new Map<string, Node[]>();
+  const loops = new Map<string, readonly Node[]>();
   let count = 1;
   if (comprehension) {
     for (const clause of named(configs).filter((c) => c.type === 'for_in_clause')) {

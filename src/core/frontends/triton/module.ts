@@ -258,7 +258,7 @@ export function scanModule(root: Node, budget: Budget, sliced = false): ModuleIn
   const top = named(root);
   // Definitions also hide in module-level `if`/`try`/`with` blocks (`if HAS_TRITON:`).
   const statements: Node[] = [];
-  const collect = (list: Node[], depth: number): void => {
+  const collect = (list: readonly Node[], depth: number): void => {
     for (const st of list) {
       statements.push(st);
       if (depth > 4) continue;

@@ -17,8 +17,11 @@ export function field(n: Node, name: string): Node | null {
   return n.childForFieldName(name);
 }
 
-export function named(n: Node): Node[] {
-  return n.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment');
+/** A node's named children but comments (the node's own list when it has none: read-only). */
+export function named(n: Node): readonly Node[] {
+  const all = n.namedChildren;
+  for (const c of all) if (c.type === 'comment') return all.filter((x) => x.type !== 'comment');
+  return all;
 }
 
 /** Dotted name of an identifier / attribute chain (`tl.extra.cuda.libdevice.exp`), else undefined. */
