@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeSource, clearCaches, progressOf } from '../src/core/analyze';
+import { hostStats } from '../src/core/frontends/triton/host';
 import { findGpu } from '../src/core/gpus/catalog';
 import { diffPipelines } from '../src/core/report/diff';
 import { pipelineLens, pipelineRows, pipelineSummary } from '../src/core/report/pipelines';
@@ -17,6 +18,16 @@ describe('pipelines', () => {
     const r = analyzeSource(fs.readFileSync(FIXTURE, 'utf8'), p, { gpu, path: FIXTURE });
     const pl = r.pipelines!.find((x) => x.name === 'forward')!;
     assert.equal(pipelineLens(pl, gpu.name), 'pipeline: 3 launches · T ≥ 54.4 µs on H100 SXM · 100 % of it memory-bound · fusing 1 pair saves up to 24.4 %');
+  });
+
+  it("Triton: a report's per-launch analyses share one host reader (what they read alike of the host code is read once)", async () => {
+    const p = await loadParsers();
+    clearCaches();
+    hostStats.readers = 0;
+    const r = analyzeSource(fs.readFileSync(FIXTURE, 'utf8'), p, { gpu, path: 'readers.py' });
+    assert.equal(r.pipelines!.find((x) => x.name === 'forward')!.launches.length, 3);
+    // One for the file's kernels, one for the three launches of `forward` (each analysed on its own: one reader each before).
+    assert.equal(hostStats.readers, 2);
   });
 
   it('a host loop multiplies its launches; a fusion inside it saves once per trip', async () => {

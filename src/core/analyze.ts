@@ -210,6 +210,7 @@ function pipelinesOf(
   stop: () => boolean,
 ): { pipelines: PipelineReport[] } | { done: number; total: number } {
   const memo = new Map<string, LaunchAnalysis>();
+  const launchGroup = {};
   const pragmas = readPragmas(source);
   const analyse = (inputs: LaunchInputs): LaunchAnalysis => {
     const key = JSON.stringify(inputs);
@@ -219,7 +220,7 @@ function pipelinesOf(
     let out: LaunchAnalysis;
     try {
       const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
-      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, ...(opts.related ? { related: opts.related } : {}) });
+      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...(opts.related ? { related: opts.related } : {}) });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else {

@@ -45,6 +45,12 @@ export interface FrontendContext {
   gpu?: GpuSpec;
   /** Texts of the project files the source names (`#import config`), by spec (src/core/related.ts). */
   related?: Readonly<Record<string, RelatedFile>>;
+  /**
+   * The per-launch analyses of one report's launch pipelines (`user.launch`)
+   * share it: what they read alike of the host code is read once for them
+   * all, in their fixed order (Triton: the host reader's call-site values).
+   */
+  launchGroup?: object;
 }
 
 export type Frontend = (ctx: FrontendContext) => FileIR;

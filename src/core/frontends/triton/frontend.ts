@@ -191,13 +191,18 @@ function syntaxErrors(tree: Tree): Diagnostic[] {
 
 const cache = new KernelCache();
 
-/** One host reader per module scan and analysis (its memo follows call sites once per file). */
+/**
+ * One host reader per module scan and analysis (its memo follows call sites once per file), or per group of the
+ * per-launch analyses of a report's pipelines (run one after another, each on its own budget).
+ */
 const hostEnvs = new WeakMap<ModuleInfo, WeakMap<object, HostEnv>>();
 function hostEnvOf(m: ModuleInfo, ctx: FrontendContext): HostEnv {
   let per = hostEnvs.get(m);
   if (!per) hostEnvs.set(m, (per = new WeakMap()));
-  let h = per.get(ctx.budget);
-  if (!h) per.set(ctx.budget, (h = new HostEnv(m, m.root, ctx.budget)));
+  const owner = (ctx.user.launch && ctx.launchGroup) || ctx.budget;
+  let h = per.get(owner);
+  if (!h) per.set(owner, (h = new HostEnv(m, m.root, ctx.budget)));
+  h.budget = ctx.budget;
   return h;
 }
 

@@ -61,8 +61,8 @@ interface MemoEntry {
   alt: boolean;
 }
 
-/** Parameter values read from call sites (not taken from the memo): tests. */
-export const hostStats = { reads: 0 };
+/** Parameter values read from call sites (not taken from the memo), and host readers made: tests. */
+export const hostStats = { reads: 0, readers: 0 };
 
 /** Values kept per parameter (under different picks) at most. */
 const MAX_MEMO_VERSIONS = 8;
@@ -123,8 +123,11 @@ export class HostEnv {
   constructor(
     readonly m: ModuleInfo,
     readonly root: Node,
-    private readonly budget: Budget,
-  ) {}
+    /** The analysis under way's (a group of per-launch analyses shares the reader, each on its own budget). */
+    public budget: Budget,
+  ) {
+    hostStats.readers++;
+  }
 
   /** The frame of the function (or module) that contains a node. */
   frameOf(n: Node, callers: boolean): Frame {
@@ -674,16 +677,20 @@ const ASSIGN_TYPES = ['assignment', 'augmented_assignment', 'for_statement', 'fu
 
 /** The expression of the last `return` of a function's own body. */
 export function lastReturn(fnNode: Node): Node | undefined {
-  let out: Node | undefined;
-  const visit = (n: Node, depth: number): void => {
-    if (depth > 40) return;
-    if (n.type === 'return_statement') out = named(n)[0] ?? out;
-    for (const c of n.namedChildren) if (c && c.type !== 'function_definition' && c.type !== 'lambda' && c.type !== 'class_definition') visit(c, depth + 1);
-  };
   const body = field(fnNode, 'body');
-  if (body) visit(body, 0);
+  if (!body) return undefined;
+  // One search of the body (kept with it), not a walk: a nested function's, lambda's or class's returns are theirs.
+  let out: Node | undefined;
+  let nestedEnd = -1;
+  for (const n of body.descendantsOfType(RETURN_TYPES)) {
+    if (n.rawStart < nestedEnd) continue;
+    if (n.type === 'return_statement') out = named(n)[0] ?? out;
+    else nestedEnd = n.raw.endIndex;
+  }
   return out;
 }
+
+const RETURN_TYPES = ['return_statement', 'function_definition', 'lambda', 'class_definition'];
 
 export function within(n: Node, outer: Node): boolean {
   return n.startIndex >= outer.startIndex && n.endIndex <= outer.endIndex;
