@@ -371,6 +371,14 @@ export function descendantsByStatement(root: SyntaxNode, types: string | readonl
   return out;
 }
 
+/**
+ * Makes the top-level statements' `descendantsOfType(types)` cheap to ask one
+ * by one: on a fresh parse, one search of the whole tree is handed to them.
+ */
+export function searchStatements(root: SyntaxNode, types: readonly string[]): void {
+  searchOnce(root, types);
+}
+
 /** @internal How many nodes a tree's view holds in its map (tests). */
 export function viewNodeCount(tree: Tree): number {
   return views.get(tree)?.nodes.size ?? 0;

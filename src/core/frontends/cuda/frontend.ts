@@ -17,7 +17,7 @@ import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
-import { syntaxRoot } from '../../syntax-tree';
+import { searchStatements, syntaxRoot } from '../../syntax-tree';
 import type { Deps, RowEdit } from '../../deps';
 import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
@@ -231,14 +231,31 @@ export function clearCudaCache(): void {
  */
 function closeBraces(ctx: FrontendContext, root: Node): { tree: Tree; text: string } | null {
   if (!root.hasError) return null;
-  const count = (t: string) => root.descendantsOfType(t).filter((n) => !n.isMissing).length;
-  const missing = count('{') - count('}');
+  // Counted per top-level statement, kept with it: after an edit only the statements it touched are counted again.
+  searchStatements(root, BRACES);
+  let missing = 0;
+  for (const st of root.children) missing += braceBalance(st);
   if (missing <= 0) return null;
   const text = `${ctx.source}\n;${'}'.repeat(missing)}\n`;
   // Parsed as a document of its own: a pipeline's launches read the same tree (and its scan) instead of
   // parsing the text again each, and typing on reparses it from the previous keystroke's.
   const tree = parseCached(ctx.parsers.cuda, closedKey(ctx.path ?? '<input>'), text, ctx.budget.parseMs);
   return tree ? { tree, text } : null;
+}
+
+const BRACES = ['{', '}'];
+
+/** Per top-level statement: its `{` tokens less its `}` (the parser's missing ones not counted). */
+const balances = new WeakMap<Node, number>();
+
+function braceBalance(st: Node): number {
+  let b = balances.get(st);
+  if (b === undefined) {
+    b = 0;
+    for (const n of st.descendantsOfType(BRACES)) if (!n.isMissing) b += n.type === '{' ? 1 : -1;
+    balances.set(st, b);
+  }
+  return b;
 }
 
 /** The parse cache's and the scans' key of a file's text with its unclosed braces closed. */

@@ -42,7 +42,8 @@ export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef):
   templateParams(st, def, launch);
   if (launch) applyLaunch(st, def, launch);
   const suggestions = new Suggestions();
-  if (launch) suggestLaunches(st, def, sites, launch, suggestions);
+  // Values the file suggests besides the ones bound (a per-launch analysis of a pipeline needs none).
+  if (launch && !ctx.user.launch) suggestLaunches(st, def, sites, launch, suggestions);
   launchBounds(st, def);
   oneDimensional(st, file);
   declareIndices(st);
