@@ -116,6 +116,27 @@ describe('syntax view', () => {
     assert.equal(viewNodeCount(t1), before - all(edited), 'the edited statement\'s nodes are let go, no other');
   });
 
+  it('a file with a syntax error, parsed from scratch after each edit, still carries its statements without errors', async () => {
+    const p = await loadParsers();
+    for (const [parser, key, lines] of [
+      [p.cuda, 'errors.cu', Array.from({ length: 12 }, (_, i) => (i === 3 ? 'int broken = ;' : `int a${i} = g(${i});`))],
+      [p.python, 'errors.py', Array.from({ length: 12 }, (_, i) => (i === 3 ? 'broken = (1 +' : `a${i} = g(${i})`))],
+    ] as const) {
+      const src = lines.join('\n');
+      const t1 = parseCached(parser, key, src, undefined)!;
+      assert.equal(t1.rootNode.hasError, true);
+      const top1 = [...syntaxRoot(t1, src).children];
+      // An edit of statement 8: a text that still has the error (parsed from scratch, not from the edited tree).
+      const edited = src.replace('g(8)', 'g(80)');
+      const t2 = parseCached(parser, key, edited, undefined)!;
+      const top2 = syntaxRoot(t2, edited).children;
+      assert.equal(top2.length, top1.length, key);
+      top1.forEach((c, k) => assert.equal(top2[k] === c, !c.hasError && !c.text.includes('g(8)'), `${key} statement ${k} (${c.text}): carried over unless edited or erroneous`));
+      // Each carried statement answers for its place in the new text.
+      top2.forEach((c) => assert.equal(edited.slice(c.startIndex, c.endIndex), c.text, key));
+    }
+  });
+
   it('gives a re-parsed tree its own nodes (a reused node keeps its id, not its position)', async () => {
     const p = await loadParsers();
     const a = 'def f(x):\n    return x\n\ndef g(y):\n    return y\n';

@@ -308,7 +308,9 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
       span = changedSpan(prev.source, source);
       frame.prev = { version: prev.frame.version, edit: rowEdit(prev.source, source, span) };
       // A tree whose view reads from too many earlier trees is not built on: parsed afresh, they can all be let go.
-      if (reusable(prev.tree)) base = editedCopy(prev.tree, prev.source, source, span);
+      // Nor one with syntax errors: its next text most likely has them too, and is then parsed from scratch
+      // anyway (below); tree-sitter's re-parse of an erroneous tree costs almost half a parse from scratch.
+      if (reusable(prev.tree) && !prev.tree.rootNode.hasError) base = editedCopy(prev.tree, prev.source, source, span);
     }
   }
   let tree = parseWithBudget(parser, source, base, budgetMs);
@@ -326,10 +328,10 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     if (!resumable) abandonHalted();
     return null;
   }
-  const incremental = base !== null;
   base?.delete();
-  // The new tree's view takes over the unchanged statements of the previous one (syntax-tree.ts).
-  if (prevTree && incremental && !tree.rootNode.hasError) noteReparse(tree, prevTree, span);
+  // The new tree's view takes over the unchanged statements of the previous one (syntax-tree.ts): on a file with
+  // syntax errors (parsed from scratch) too, its statements without errors, each where the edit moved it.
+  if (prevTree) noteReparse(tree, prevTree, span);
   remember(cacheKey, source, tree, frame);
   if (prevTree) retire(prevTree);
   return tree;

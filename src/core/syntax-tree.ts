@@ -496,7 +496,7 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   // The earlier tree was edited (its root may be a new copy): its root is the one its view made.
   const oldRoot = before.root;
   const oldTop = oldRoot?._children ?? oldRoot?._named;
-  if (!oldRoot || !oldTop || oldRoot.hasError || before.source === undefined || view.source === undefined) return;
+  if (!oldRoot || !oldTop || before.source === undefined || view.source === undefined) return;
   const rawRoot = view.tree.rootNode;
   const byStart = new Map<number, SyntaxNode>();
   for (const o of oldTop) byStart.set(o.startIndex, o);
@@ -511,7 +511,8 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   let carriedCount = 0;
   const donors = new Set<Tree>([view.tree]);
   const same = (c: TsNode, o: SyntaxNode | undefined, d: number, rows: number): boolean => {
-    if (o === undefined || o.hasError) return false;
+    // A statement with a syntax error is never carried (error recovery may read the same text otherwise elsewhere).
+    if (o === undefined || o.hasError || c.hasError) return false;
     const at = o.startPosition;
     if (at.row + rows !== c.startPosition.row || at.column !== c.startPosition.column) return false;
     return (
