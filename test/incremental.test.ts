@@ -20,7 +20,7 @@ import type { Parser } from 'web-tree-sitter';
 import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
 import { kernelStats } from '../src/core/engine/driver';
 import { fixtures, loadParsers } from './check';
-import { tritonPipelineStats } from '../src/core/frontends/triton/frontend';
+import { tritonLaunchBindStats, tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
 import { cudaScanStats } from '../src/core/frontends/cuda/file';
 
@@ -217,6 +217,27 @@ describe('incremental analysis equals a cold one after every edit', function () 
       ['    return out\n', '    return out\n\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
       ['\nadd_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', '\n    add_kernel[(1,)](x, x, x, 1, BLOCK=1024)\n', false],
     ], tritonPipelineStats);
+  });
+
+  it("triton: typing in a kernel analyses its pipeline launches again without reading their host code again; an edit of that code reads it", () => {
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'triton', 'pipeline_forward.py'), 'utf8');
+    const body = src.replace('ms = tl.sum(x * x, axis=0) / N', 'ms = tl.sum(x * x, axis=0) / N + 0.0');
+    const host = body.replace('x = torch.randn((4096, 1024)', 'x = torch.randn((2048, 1024)');
+    warmEqualsCold(parsers, 'launch-binds.py', [src], [body, host], (i) => ['an edit in rmsnorm_kernel', 'an edit of the host sizes'][i]);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'launch-binds.py' });
+    const s0 = tritonLaunchBindStats();
+    const r1 = analyzeSource(body, parsers, { gpu: H100, path: 'launch-binds.py' });
+    const s1 = tritonLaunchBindStats();
+    // rmsnorm_kernel's one launch in `forward` is analysed again: what its site binds is kept.
+    assert.deepEqual([s1.reused - s0.reused, s1.computed - s0.computed], [1, 0]);
+    const r2 = analyzeSource(host, parsers, { gpu: H100, path: 'launch-binds.py' });
+    const s2 = tritonLaunchBindStats();
+    // The sizes every launch reads changed: each of the three is bound again, none kept.
+    assert.deepEqual([s2.reused - s1.reused, s2.computed - s1.computed], [0, 3]);
+    const units = (r: FileReport) => r.pipelines!.find((p) => p.name === 'forward')!.launches.map((l) => l.units);
+    assert.deepEqual(units(r1), [4096, 256, 4096]);
+    assert.deepEqual(units(r2), [2048, 128, 2048]);
   });
 
   it('cuda: launch pipelines reused after edits they did not read, rebuilt after the others', () => {

@@ -36,9 +36,12 @@ export function sourceRank(s: BindingSource): number {
 
 export class BindingSet {
   private readonly map = new Map<string, Binding>();
+  /** While `logged` runs: every bind asked for, taken or not (to be asked again in order on another set). */
+  private log?: [string, number | boolean | string, BindingSource, string][];
 
   /** Binds `name` unless a higher-priority source already did. Returns true when the value was taken. */
   bind(name: string, value: number | boolean | string, source: BindingSource, detail: string): boolean {
+    this.log?.push([name, value, source, detail]);
     const cur = this.map.get(name);
     if (cur && sourceRank(cur.source) <= sourceRank(source)) return false;
     if (typeof value === 'number' && !Number.isFinite(value)) return false;
@@ -77,6 +80,19 @@ export class BindingSet {
     const out: Record<string, Binding> = {};
     for (const k of [...this.map.keys()].sort()) out[k] = this.map.get(k)!;
     return out;
+  }
+
+  /** Runs `fn`, with the binds it asked for (replayed in order with `bind` on a set as this one was, they give the same). */
+  logged<T>(fn: () => T): { value: T; binds: [string, number | boolean | string, BindingSource, string][] } {
+    const saved = this.log;
+    const binds: [string, number | boolean | string, BindingSource, string][] = [];
+    this.log = binds;
+    try {
+      return { value: fn(), binds };
+    } finally {
+      this.log = saved;
+      saved?.push(...binds);
+    }
   }
 
   clone(): BindingSet {

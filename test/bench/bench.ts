@@ -9,6 +9,9 @@
  *              cleared: full parse + every kernel), after a one-character edit
  *              inside a kernel, after one outside every kernel; CPU time
  *              beside the wall time (less sensitive to a loaded machine)
+ *   real       typing a line in the middle of seven real public files of
+ *              /work/corpora (CUDA with project headers and syntax errors,
+ *              Triton with host code and launch pipelines, WGSL)
  *   fresh      the first analysis of a 1,000-line file in a new process
  *              (runtime, grammar and JIT cold)
  *   startup    loading the extension bundle (with a stand-in `vscode`)
@@ -20,7 +23,7 @@
  *              in-host slices, and the synchronous analysis of before
  *   bundles    sizes
  *
- *   node dist/bench.js [--only analysis,fresh,startup,cli,corpus,host,bundles] [--runs N] [--quick]
+ *   node dist/bench.js [--only analysis,real,fresh,startup,cli,corpus,host,bundles] [--runs N] [--quick]
  *
  * The corpus and the tutorials are read where they are (never copied into
  * the repository); without /work/corpora those lines say so.
@@ -29,7 +32,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { analyzeSource, clearCaches, type AnalyzeOptions } from '../../src/core/analyze';
+import { decode } from '../../src/cli/inputs';
+import { readRelated } from '../../src/cli/related';
+import { analyzeSource, clearCaches, languageOf, type AnalyzeOptions } from '../../src/core/analyze';
 import { findGpu } from '../../src/core/gpus/catalog';
 import type { Language } from '../../src/core/ir';
 import * as parsersModule from '../../src/core/parsers';
@@ -295,6 +300,74 @@ function corpus(runs: number): string[] {
 }
 
 // ---------------------------------------------------------------------------
+// real files
+
+/**
+ * Real public files of /work/corpora typed into (read where they are, with the
+ * project files the CLI would read beside them): the fixtures and generated
+ * files do not show what a real file costs — its host code, launch sites,
+ * headers, and the syntax errors the parser meets in a sixth of real CUDA
+ * files.
+ */
+const REAL_FILES = [
+  'NVIDIA+cuda-samples/Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu',
+  'linkedin+Liger-Kernel/liger_cute_kernels/csrc/core/src/moe/moe.cu',
+  'linkedin+Liger-Kernel/liger_cute_kernels/csrc/core/src/moe/moe_bwd.cu',
+  'triton-tutorials/06-fused-attention.py',
+  'ModelTC+lightllm/lightllm/common/basemodel/triton_kernel/quantize_gemm_int8.py',
+  'linkedin+Liger-Kernel/src/liger_kernel/ops/backends/_ascend/ops/fused_neighborhood_attention.py',
+  'linebender+vello/vello_shaders/shader/fine.wgsl',
+];
+
+/**
+ * A new line typed in the middle of the file, one character a keystroke: a
+ * statement in the function body found there (`int zz… = 1;` / `zz… = 1` /
+ * `let zz… = 1;`), which parses at every keystroke.
+ */
+function realTyping(p: Parsers, lang: Language, file: string, src: string, related: AnalyzeOptions['related'], runs: number): { wall: number[]; cpu: number[]; kernels: number } {
+  const o: AnalyzeOptions = { gpu: findGpu('h100-sxm')!, path: file, language: lang, ...(related ? { related } : {}) };
+  const lines = src.split('\n');
+  const ends = lang === 'triton' ? /^\s+[A-Za-z_][\w.]*\s*=\s*\S.*[^\\,(\[{:]$/ : /^\s+.*;\s*$/;
+  let at = lines.length >> 1;
+  while (at < lines.length - 1 && !ends.test(lines[at])) at++;
+  const indent = /^\s*/.exec(lines[at])![0];
+  const typed = (name: string): string => (lang === 'triton' ? `${indent}${name} = 1` : lang === 'wgsl' ? `${indent}let ${name} = 1;` : `${indent}int ${name} = 1;`);
+  const text = (name: string): string => [...lines.slice(0, at + 1), typed(name), ...lines.slice(at + 1)].join('\n');
+  clearCaches();
+  const kernels = analyzeSource(src, p, o).kernels.length;
+  analyzeSource(text('z'), p, o);
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  let name = 'z';
+  for (let r = 0; r < Math.max(runs * 2, 6); r++) {
+    name += 'a';
+    const c = process.cpuUsage();
+    const t0 = performance.now();
+    analyzeSource(text(name), p, o);
+    wall.push(performance.now() - t0);
+    cpu.push(cpuMs(c));
+  }
+  return { wall, cpu, kernels };
+}
+
+async function real(runs: number): Promise<string[]> {
+  const present = REAL_FILES.map((f) => path.join(CORPORA, f)).filter((f) => fs.existsSync(f));
+  if (present.length === 0) return [line('real files', '', `skipped: none of them in ${CORPORA}`)];
+  const p = await parsersFor(LANGS);
+  const out: string[] = [];
+  for (const file of present) {
+    const lang = languageOf(file)!;
+    const src = decode(fs.readFileSync(file));
+    const related = readRelated(file, lang, src);
+    const t = realTyping(p, lang, file, src, related, runs);
+    const n = related ? Object.keys(related).length : 0;
+    const headers = n ? ` + ${n} related` : '';
+    out.push(line(`${path.basename(file)} (${src.split('\n').length} lines${headers}, ${t.kernels} k)`, 'typing a line', `${fmt(t.wall)}; cpu median ${f1(stats(t.cpu).median)} ms`));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
 // host
 
 async function host(quick: boolean): Promise<string[]> {
@@ -374,10 +447,11 @@ async function main(): Promise<void> {
   };
   const quick = argv.includes('--quick');
   const runs = Number(opt('--runs') ?? (quick ? 3 : 9));
-  const only = new Set((opt('--only') ?? 'analysis,fresh,startup,cli,corpus,host,bundles').split(','));
+  const only = new Set((opt('--only') ?? 'analysis,real,fresh,startup,cli,corpus,host,bundles').split(','));
   const print = (lines: string[]): void => console.log(lines.join('\n'));
   print([`machine: ${process.platform} ${process.arch}, node ${process.version}, ${os.cpus().length} cores; load average at start ${load()}`]);
   if (only.has('analysis')) print(await analysis(runs, quick));
+  if (only.has('real')) print(await real(runs));
   if (only.has('fresh')) print(fresh(Math.min(runs, 5)));
   if (only.has('startup')) print(startup(runs));
   if (only.has('cli')) print(cli(Math.min(runs, 5)));

@@ -17,7 +17,7 @@ import type { FrontendContext } from '../frontend';
 import type { Diagnostic, KernelIR, Language, UnitKind } from '../ir';
 import { say } from '../messages';
 import { ONE } from '../sym/expr';
-import { Deps, lineBefore, recordInto, sameAnswers, saysLineWords, shiftedDeps, type Answers, type RowEdit } from '../deps';
+import { Deps, lineBefore, recordInto, replay, sameAnswers, saysLineWords, shiftedDeps, type Answers, type RowEdit } from '../deps';
 import type { DocFrame } from '../parsers';
 import { shiftKernel, shiftLines } from './shift';
 
@@ -307,7 +307,17 @@ export class ReadsMemo<T> {
    * whose reads an edit that added or removed lines only moved, is taken with
    * its lines moved (plain data only: engine/shift.ts).
    */
-  get(path: string, key: string, root: object, fingerprint: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, compute: () => T, complete: () => boolean, frame?: DocFrame): T {
+  get(
+    path: string,
+    key: string,
+    root: object,
+    fingerprint: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers,
+    compute: () => T,
+    complete: () => boolean,
+    frame?: DocFrame,
+    /** The reads are also the caller's (a value inside a kernel's analysis): replayed into its recorder, kept or computed. */
+    replayReads = false,
+  ): T {
     const hit = this.map.get(path);
     const here = frameOf(frame);
     const kept = hit && hit.key === key ? keptReads(hit.value, hit.deps, hit.answers, hit.frame, fingerprint, frame, shiftLines) : undefined;
@@ -318,12 +328,14 @@ export class ReadsMemo<T> {
         Object.assign(hit, { value: kept.value, deps: kept.deps, answers: kept.answers });
       }
       hit.frame = here;
+      if (replayReads) replay(hit.deps);
       return hit.value;
     }
     this.stats.computed++;
     const reads = new Deps(root);
     const value = recordInto(reads, compute);
     reads.done();
+    if (replayReads) replay(reads);
     this.map.delete(path);
     if (complete()) {
       this.map.set(path, { key, value, deps: reads, answers: fingerprint(reads), frame: here });

@@ -14,7 +14,7 @@ import { syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
 import { deferPipelines, KernelCache, movable, ReadsMemo, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
-import type { Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
+import type { BindingSource, Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
 import { assumption, say, type Assumption } from '../../messages';
 import { documentFrame, parseCached } from '../../parsers';
 import { evaluate, mul, num, sym, type Expr } from '../../sym/expr';
@@ -69,6 +69,40 @@ function findKernels(m: ModuleInfo): Found {
   return out;
 }
 
+/**
+ * One launch of a pipeline: what its site binds (the host code read around it
+ * with the values the pipeline gives), kept per launch with its reads. An
+ * edit of the kernel's body (typing in it) analyses its launches again; the
+ * host code they read is not read again while it answers the same.
+ */
+const launchBinds = new ReadsMemo<{ facts: LaunchFacts; binds: [string, number | boolean | string, BindingSource, string][] }>(1024);
+
+function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Launch, b: BindingSet, host: HostEnv): LaunchFacts {
+  const want = ctx.user.launch!;
+  // What it depends on besides its reads: the kernel's parameters, the bindings before it, the launch as given.
+  const key = JSON.stringify([k.params.map((p) => p.name), b.toRecord(), want.frame ?? null, want.label ?? null]);
+  let computed = false;
+  const kept = launchBinds.get(
+    // One entry per launch as given (a launch site reached from several pipelines, with other values, is several).
+    `${ctx.path ?? '<input>'}\u0000${k.name}\u0000${want.line}\u0000${ctx.gpu?.id ?? ''}\u0000${key}`,
+    key,
+    m.root,
+    (d: Deps, edit?: RowEdit) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit),
+    () => {
+      computed = true;
+      const r = b.logged(() => bindLaunch(k, chosen, m, b, ctx.budget, { host, args: want.frame ? fromLite(want.frame) : undefined, label: want.label }));
+      return { facts: r.value, binds: r.binds };
+    },
+    () => !ctx.budget.kernelTruncated && !ctx.budget.expired,
+    undefined,
+    true,
+  );
+  // Kept: its binds asked again, in order, of a set as it was then (the key says so).
+  if (!computed) for (const [name, value, source, detail] of kept.binds) b.bind(name, value, source, detail);
+  // The facts are the kernel's to add to (its descriptors): a copy.
+  return { ...kept.facts, dtypes: new Map(kept.facts.dtypes), descriptors: new Map(kept.facts.descriptors), hostNotes: [...kept.facts.hostNotes] };
+}
+
 /** Further launch sites of a kernel whose values are suggested. */
 const MAX_OTHER_LAUNCHES = 8;
 /** Steps the other launch sites' suggestions may take (not taken from the kernel's budget). */
@@ -83,10 +117,8 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   // Values the file suggests besides the ones bound (a per-launch analysis of a pipeline needs none).
   const sug = ctx.user.launch ? undefined : new Suggestions();
   const chosen = ctx.user.launch?.kernel === k.name ? launches.find((l) => l.line === ctx.user.launch!.line) : undefined;
-  if (chosen) {
-    const frame = ctx.user.launch!.frame;
-    facts = bindLaunch(k, chosen, m, b, ctx.budget, { host, args: frame ? fromLite(frame) : undefined, label: ctx.user.launch!.label });
-  } else if (launches.length) {
+  if (chosen) facts = launchBound(ctx, m, k, chosen, b, host);
+  else if (launches.length) {
     facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host, suggest: sug });
     if (launches.length > 1) facts.gridDetail += ` (first of ${launches.length} launches)`;
     if (sug && launches.length > 1) suggestLaunches(k, launches, m, host, ctx, sug);
@@ -209,6 +241,7 @@ function hostEnvOf(m: ModuleInfo, ctx: FrontendContext): HostEnv {
 export function clearTritonCache(): void {
   cache.clear();
   pipelineMemo.clear();
+  launchBinds.clear();
 }
 
 /** Forgets a document's launch pipelines (a batch run, after each file). */
@@ -220,6 +253,11 @@ export function forgetTritonFile(path: string): void {
 const pipelineMemo = new ReadsMemo<HostPipelineFact[]>();
 
 /** How often the launch pipelines were reused and rebuilt (tests). */
+/** How often a pipeline launch's bindings were taken as kept and read again (tests). */
+export function tritonLaunchBindStats(): { reused: number; moved: number; computed: number } {
+  return { ...launchBinds.stats };
+}
+
 export function tritonPipelineStats(): { reused: number; moved: number; computed: number } {
   return { ...pipelineMemo.stats };
 }
