@@ -23,6 +23,7 @@ import { fixtures, loadParsers } from './check';
 import { tritonLaunchBindStats, tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
 import { cudaScanStats } from '../src/core/frontends/cuda/file';
+import { parseStats } from '../src/core/parsers';
 
 const ROOT = path.join(__dirname, '..');
 const H100 = findGpu('h100-sxm')!;
@@ -375,6 +376,26 @@ describe('incremental analysis equals a cold one after every edit', function () 
     const before = { ...cudaScanStats };
     warmEqualsCold(parsers, 'scan-replay.cu', [src], texts, (i) => `version ${i + 1}`);
     assert.ok(cudaScanStats.replayed - before.replayed >= 5 * 4, `${cudaScanStats.replayed - before.replayed} statements replayed`);
+  });
+
+  it('cuda: with headers read in front, a text with syntax errors is parsed from the headers\' tree, the same whatever came before', () => {
+    const header = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'common', 'pair_ops.h'), 'utf8');
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'include_header.cu'), 'utf8');
+    const related = { 'pair_ops.h': { path: 'common/pair_ops.h', text: header } };
+    const at = src.indexOf('\n', src.indexOf('__global__')) + 1;
+    // A half-typed statement in the kernel (a syntax error), typed on; then fixed.
+    const texts = ['  float t = ', '  float t = x', '  float t = x *', '  float t = x * 2.0f;'].map((typed) => src.slice(0, at) + typed + '\n' + src.slice(at));
+    const run = (t: string) => content(analyzeSource(t, parsers, { gpu: H100, path: 'with-header.cu', related }));
+    const cold = texts.map((t) => {
+      clearCaches();
+      return run(t);
+    });
+    clearCaches();
+    run(src);
+    const before = parseStats.fromPrefix;
+    texts.forEach((t, i) => assert.equal(run(t), cold[i], `keystroke ${i + 1}: warm equals cold`));
+    // The three texts with errors, and the fixed one after them (an erroneous tree is not built on).
+    assert.equal(parseStats.fromPrefix - before, 4);
   });
 
   it('cuda: typing in a block left open reads the file with its braces closed once per text, also for a pipeline\'s launches', () => {

@@ -280,7 +280,7 @@ function remember(cacheKey: string, source: string, tree: Tree, frame: DocFrame)
  * is kept and the next call for the same document and text continues it
  * (`parseSlice`); otherwise it is dropped.
  */
-export function parseCached(parser: Parser, key: string, source: string, budgetMs: number | undefined, resumable = false): Tree | null {
+export function parseCached(parser: Parser, key: string, source: string, budgetMs: number | undefined, resumable = false, prefix?: string): Tree | null {
   const cacheKey = cacheKeyOf(parser, key);
   if (halted && (halted.parser !== parser || halted.cacheKey !== cacheKey || halted.source !== source)) abandonHalted();
   // The document's previous tree stays as it was (the nodes its view made stay valid: tree-sitter
@@ -313,15 +313,31 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
       if (reusable(prev.tree) && !prev.tree.rootNode.hasError) base = editedCopy(prev.tree, prev.source, source, span);
     }
   }
-  let tree = parseWithBudget(parser, source, base, budgetMs);
+  // A text that starts with a fixed prefix (CUDA: the project headers read in front of a file) is parsed, when
+  // not from its previous tree, from the prefix's own tree with the rest inserted after it: the same result for
+  // the same text, whatever came before, for the cost of the rest.
+  const fromPrefix = (): Tree | null => {
+    const head = prefix ? prefixTree(parser, prefix, budgetMs) : null;
+    if (!head) return parseWithBudget(parser, source, null, budgetMs);
+    parseStats.fromPrefix++;
+    const start = head.copy();
+    start.edit({ startIndex: prefix!.length, oldEndIndex: prefix!.length, newEndIndex: source.length, startPosition: pointAt(prefix!, prefix!.length), oldEndPosition: pointAt(prefix!, prefix!.length), newEndPosition: pointAt(source, source.length) } as never);
+    try {
+      return parseWithBudget(parser, source, start, budgetMs);
+    } finally {
+      start.delete();
+    }
+  };
+  const usable = prefix !== undefined && source.startsWith(prefix);
+  let tree = base || !usable ? parseWithBudget(parser, source, base, budgetMs) : fromPrefix();
   if (tree && base && tree.rootNode.hasError) {
     // Error recovery after an edit may not match a parse from scratch (tree-sitter does not promise
-    // it): a file with syntax errors is parsed from scratch, so the analysis of a text never depends
-    // on the edits that led to it.
+    // it): a file with syntax errors is parsed from scratch (or from its prefix's tree, as the first
+    // parse of that text is), so the analysis of a text never depends on the edits that led to it.
     tree.delete();
     base.delete();
     base = null;
-    tree = parseWithBudget(parser, source, null, budgetMs);
+    tree = usable ? fromPrefix() : parseWithBudget(parser, source, null, budgetMs);
   }
   if (!tree) {
     halted = { parser, cacheKey, source, prev: prevTree, base, span };
@@ -334,6 +350,33 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   if (prevTree) noteReparse(tree, prevTree, span);
   remember(cacheKey, source, tree, frame);
   if (prevTree) retire(prevTree);
+  return tree;
+}
+
+/** Texts parsed from their prefix's tree (tests). */
+export const parseStats = { fromPrefix: 0 };
+
+/** Fresh parses of the prefixes texts start with (CUDA's headers), a few per grammar, never edited. */
+const prefixTrees = new Map<Parser, Map<string, Tree>>();
+const MAX_PREFIX_TREES = 4;
+
+function prefixTree(parser: Parser, prefix: string, budgetMs: number | undefined): Tree | null {
+  let per = prefixTrees.get(parser);
+  if (!per) prefixTrees.set(parser, (per = new Map()));
+  const hit = per.get(prefix);
+  if (hit) {
+    per.delete(prefix);
+    per.set(prefix, hit);
+    return hit;
+  }
+  const tree = parseWithBudget(parser, prefix, null, budgetMs);
+  if (!tree) return null;
+  per.set(prefix, tree);
+  while (per.size > MAX_PREFIX_TREES) {
+    const [oldest, t] = per.entries().next().value as [string, Tree];
+    per.delete(oldest);
+    t.delete();
+  }
   return tree;
 }
 
@@ -473,6 +516,8 @@ export function forgetTree(key: string): void {
 /** Drops every cached tree (benchmarks measure cold analyses with it). */
 export function clearTreeCache(): void {
   abandonHalted();
+  for (const per of prefixTrees.values()) for (const t of per.values()) t.delete();
+  prefixTrees.clear();
   textFrames.clear();
   const trees = [...treeCache.values()].map((v) => v.tree);
   treeCache.clear();

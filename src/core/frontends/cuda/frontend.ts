@@ -87,10 +87,12 @@ function headerPrefix(input: FrontendContext): Headers | undefined {
 function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined, supplied: Set<string> | undefined): FileIR {
   const diagnostics: Diagnostic[] = [];
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
-  const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs);
+  // With headers in front: a text parsed from scratch (a first parse, a text with syntax errors) starts from their tree.
+  const prefix = headers ? ctx.source.slice(0, headers.text.length) : undefined;
+  const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs, false, prefix);
   if (!tree) return { language: 'cuda', kernels: [], diagnostics: [say('parserGaveUp', 1, 'CUDA')] };
   const root = syntaxRoot(tree, ctx.source);
-  const closed = closeBraces(ctx, root);
+  const closed = closeBraces(ctx, root, prefix);
   const arch = targetArch(ctx.gpu);
   const values = userValues(ctx);
   // The file's scan (declarations, macros, launch sites) and its context hash, reused while the tree and the
@@ -229,7 +231,7 @@ export function clearCudaCache(): void {
  * `}` appended (lines are unchanged), so the kernel being typed is analysed
  * up to where the text stops.
  */
-function closeBraces(ctx: FrontendContext, root: Node): { tree: Tree; text: string } | null {
+function closeBraces(ctx: FrontendContext, root: Node, prefix: string | undefined): { tree: Tree; text: string } | null {
   if (!root.hasError) return null;
   // Counted per top-level statement, kept with it: after an edit only the statements it touched are counted again.
   searchStatements(root, BRACES);
@@ -239,7 +241,7 @@ function closeBraces(ctx: FrontendContext, root: Node): { tree: Tree; text: stri
   const text = `${ctx.source}\n;${'}'.repeat(missing)}\n`;
   // Parsed as a document of its own: a pipeline's launches read the same tree (and its scan) instead of
   // parsing the text again each, and typing on reparses it from the previous keystroke's.
-  const tree = parseCached(ctx.parsers.cuda, closedKey(ctx.path ?? '<input>'), text, ctx.budget.parseMs);
+  const tree = parseCached(ctx.parsers.cuda, closedKey(ctx.path ?? '<input>'), text, ctx.budget.parseMs, false, prefix);
   return tree ? { tree, text } : null;
 }
 
