@@ -239,6 +239,13 @@ describe('incremental analysis equals a cold one after every edit', function () 
     const units = (r: FileReport) => r.pipelines!.find((p) => p.name === 'forward')!.launches.map((l) => l.units);
     assert.deepEqual(units(r1), [4096, 256, 4096]);
     assert.deepEqual(units(r2), [2048, 128, 2048]);
+    // An Enter in rmsnorm_kernel: its launch below is analysed again, its site's bindings moved with their lines.
+    const enter = host.replace('ms = tl.sum(x * x, axis=0) / N + 0.0', 'ms = tl.sum(x * x, axis=0) / N + 0.0\n');
+    const r3 = analyzeSource(enter, parsers, { gpu: H100, path: 'launch-binds.py' });
+    const s3 = tritonLaunchBindStats();
+    assert.deepEqual([s3.moved - s2.moved, s3.computed - s2.computed], [1, 0]);
+    clearCaches();
+    assert.equal(content(r3), content(analyzeSource(enter, parsers, { gpu: H100, path: 'launch-binds.py' })), 'the Enter: warm equals cold');
   });
 
   it('cuda: launch pipelines reused after edits they did not read, rebuilt after the others', () => {

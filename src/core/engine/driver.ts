@@ -294,10 +294,14 @@ export function failedKernel(job: Pick<KernelJob, 'name' | 'line' | 'range'>, la
  * in host code the result never read, does not rebuild it.
  */
 export class ReadsMemo<T> {
-  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: Answers; frame?: { doc: string; version: number } }>();
+  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: Answers; frame?: { doc: string; version: number } }[]>();
   /** Values taken from the memo (`moved`: moved by an edit that added or removed lines above what they read) and values computed (tests read them). */
   readonly stats = { reused: 0, moved: 0, computed: 0 };
-  constructor(private readonly max = 64) {}
+  /** `perPath`: values kept per path (the same inputs reached from different places, told apart by their reads). */
+  constructor(
+    private readonly max = 64,
+    private readonly perPath = 1,
+  ) {}
 
   /**
    * The value for `path` (and `key`, the inputs besides the file): the kept
@@ -318,10 +322,12 @@ export class ReadsMemo<T> {
     /** The reads are also the caller's (a value inside a kernel's analysis): replayed into its recorder, kept or computed. */
     replayReads = false,
   ): T {
-    const hit = this.map.get(path);
+    const list = this.map.get(path) ?? [];
     const here = frameOf(frame);
-    const kept = hit && hit.key === key ? keptReads(hit.value, hit.deps, hit.answers, hit.frame, fingerprint, frame, shiftLines) : undefined;
-    if (hit && kept) {
+    for (let i = 0; i < list.length; i++) {
+      const hit = list[i];
+      const kept = hit.key === key ? keptReads(hit.value, hit.deps, hit.answers, hit.frame, fingerprint, frame, shiftLines) : undefined;
+      if (!kept) continue;
       if (kept === SAME) this.stats.reused++;
       else {
         this.stats.moved++;
@@ -329,6 +335,9 @@ export class ReadsMemo<T> {
       }
       hit.frame = here;
       if (replayReads) replay(hit.deps);
+      if (i > 0) list.unshift(...list.splice(i, 1));
+      this.map.delete(path);
+      this.map.set(path, list);
       return hit.value;
     }
     this.stats.computed++;
@@ -338,9 +347,10 @@ export class ReadsMemo<T> {
     if (replayReads) replay(reads);
     this.map.delete(path);
     if (complete()) {
-      this.map.set(path, { key, value, deps: reads, answers: fingerprint(reads), frame: here });
+      // The others, the most recently taken first, stay while there is room (one per path: replaced).
+      this.map.set(path, [{ key, value, deps: reads, answers: fingerprint(reads), frame: here }, ...list.slice(0, this.perPath - 1)]);
       while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-    }
+    } else if (list.length && this.perPath > 1) this.map.set(path, list);
     return value;
   }
 

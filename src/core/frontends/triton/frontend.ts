@@ -22,9 +22,11 @@ import { BindingSet, Suggestions } from '../../bindings';
 import { seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics, constGlobals } from './bindings';
 import { constGlobalsAnswer, fingerprint } from './deps';
-import { noteQuery, recordInto, type Deps, type RowEdit } from '../../deps';
+import { lineBefore, noteQuery, recordInto, type Deps, type RowEdit } from '../../deps';
 import { footprintsOf, interpret } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
+import type { HostDescriptor } from './state';
+import type { Dtype } from '../../gpus/types';
 import { fromLite, HostEnv } from './host';
 import { tritonPipelines } from './pipeline';
 import { launchesOf, scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo, type PendingScan } from './module';
@@ -73,28 +75,37 @@ function findKernels(m: ModuleInfo): Found {
  * One launch of a pipeline: what its site binds (the host code read around it
  * with the values the pipeline gives), kept per launch with its reads. An
  * edit of the kernel's body (typing in it) analyses its launches again; the
- * host code they read is not read again while it answers the same.
+ * host code they read is not read again while it answers the same. Like a
+ * kernel, it is known by what it reads, not by its place: the launch's line
+ * (and the lines its label names) are answered with the reads, so an Enter
+ * above it moves it.
  */
-const launchBinds = new ReadsMemo<{ facts: LaunchFacts; binds: [string, number | boolean | string, BindingSource, string][] }>(1024);
+interface BoundLaunch {
+  facts: Omit<LaunchFacts, 'dtypes' | 'descriptors'> & { dtypes: [string, Dtype][]; descriptors: [string, HostDescriptor][] };
+  binds: [string, number | boolean | string, BindingSource, string][];
+}
+/** A launch site reached from several pipeline call sites is several launches (their lines tell them apart: up to 8 kept). */
+const launchBinds = new ReadsMemo<BoundLaunch>(1024, 8);
 
-function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Launch, b: BindingSet, host: HostEnv): LaunchFacts {
+function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Launch, nth: number, b: BindingSet, host: HostEnv): LaunchFacts {
   const want = ctx.user.launch!;
+  const places = [want.line, ...[...(want.label ?? '').matchAll(/\bline (\d+)/g)].map((x) => Number(x[1]))];
   // What it depends on besides its reads: the kernel's parameters, the bindings before it, the launch as given.
-  const key = JSON.stringify([k.params.map((p) => p.name), b.toRecord(), want.frame ?? null, want.label ?? null]);
+  const key = JSON.stringify([k.params.map((p) => p.name), b.toRecord(), want.frame ?? null, (want.label ?? '').replace(/\bline \d+/g, 'line #')]);
   let computed = false;
   const kept = launchBinds.get(
-    // One entry per launch as given (a launch site reached from several pipelines, with other values, is several).
-    `${ctx.path ?? '<input>'}\u0000${k.name}\u0000${want.line}\u0000${ctx.gpu?.id ?? ''}\u0000${key}`,
+    // One entry per launch site (its place among the kernel's, which an Enter does not change) and launch as given.
+    `${ctx.path ?? '<input>'}\u0000${k.name}\u0000${nth}\u0000${ctx.gpu?.id ?? ''}\u0000${key}`,
     key,
     m.root,
-    (d: Deps, edit?: RowEdit) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit),
+    (d: Deps, edit?: RowEdit, lines?: RowEdit) => [...fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit), places.map((l) => lineBefore(l, lines ?? edit)).join(',')],
     () => {
       computed = true;
       const r = b.logged(() => bindLaunch(k, chosen, m, b, ctx.budget, { host, args: want.frame ? fromLite(want.frame) : undefined, label: want.label }));
-      return { facts: r.value, binds: r.binds };
+      return { facts: { ...r.value, dtypes: [...r.value.dtypes], descriptors: [...r.value.descriptors] }, binds: r.binds };
     },
     () => !ctx.budget.kernelTruncated && !ctx.budget.expired,
-    undefined,
+    movable(ctx) ? documentFrame(ctx.parsers.python, ctx.path ?? '<input>', ctx.source) : undefined,
     true,
   );
   // Kept: its binds asked again, in order, of a set as it was then (the key says so).
@@ -117,7 +128,7 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   // Values the file suggests besides the ones bound (a per-launch analysis of a pipeline needs none).
   const sug = ctx.user.launch ? undefined : new Suggestions();
   const chosen = ctx.user.launch?.kernel === k.name ? launches.find((l) => l.line === ctx.user.launch!.line) : undefined;
-  if (chosen) facts = launchBound(ctx, m, k, chosen, b, host);
+  if (chosen) facts = launchBound(ctx, m, k, chosen, launches.indexOf(chosen), b, host);
   else if (launches.length) {
     facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host, suggest: sug });
     if (launches.length > 1) facts.gridDetail += ` (first of ${launches.length} launches)`;
