@@ -248,6 +248,46 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.equal(content(r3), content(analyzeSource(enter, parsers, { gpu: H100, path: 'launch-binds.py' })), 'the Enter: warm equals cold');
   });
 
+  it('triton: one launch site reached from two pipeline calls is two analyses, both kept after an edit of another kernel', () => {
+    const src = [
+      'import torch',
+      'import triton',
+      'import triton.language as tl',
+      '',
+      '@triton.jit',
+      'def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):',
+      '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+      '    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)',
+      '',
+      '@triton.jit',
+      'def shift_kernel(x_ptr, n, BLOCK: tl.constexpr):',
+      '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+      '    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)',
+      '',
+      'def scale(x):',
+      '    n = x.numel()',
+      '    scale_kernel[(triton.cdiv(n, 1024),)](x, n, BLOCK=1024)',
+      '',
+      'def forward(x):',
+      '    scale(x)',
+      '    shift_kernel[(triton.cdiv(x.numel(), 1024),)](x, x.numel(), BLOCK=1024)',
+      '    scale(x)',
+      '',
+      'if __name__ == "__main__":',
+      '    forward(torch.randn(1 << 20, device="cuda"))',
+      '',
+    ].join('\n');
+    const edited = src.replace('+ 1.0, mask', '+ 2.0, mask');
+    warmEqualsCold(parsers, 'two-calls.py', [src], [edited], () => 'an edit in shift_kernel');
+    clearCaches();
+    const first = analyzeSource(src, parsers, { gpu: H100, path: 'two-calls.py' });
+    assert.deepEqual(first.pipelines?.find((p) => p.name === 'forward')?.launches.map((l) => l.kernel), ['scale_kernel', 'shift_kernel', 'scale_kernel']);
+    const before = kernelStats.analysed;
+    analyzeSource(edited, parsers, { gpu: H100, path: 'two-calls.py' });
+    // shift_kernel, and its launch in the pipeline; not scale_kernel's two launches (one site, two calls: two entries of one key).
+    assert.equal(kernelStats.analysed - before, 2);
+  });
+
   it('cuda: launch pipelines reused after edits they did not read, rebuilt after the others', () => {
     pipelineEdits('cuda/pipeline_layers.cu', 'pipelines.cu', [
       ['    ss += v * v;', '    ss += v * v + 0.0f;', true],

@@ -49,12 +49,20 @@ interface Cached {
   frame?: { doc: string; version: number };
 }
 
+/** Kernels kept per cache key at most (one launch site reached from many places: a pipeline's launches of a template, one per block size). */
+const PER_KEY = 16;
+
 /** Kernels analysed, reused, and reused moved by an edit that added or removed lines above them (tests). */
 export const kernelStats = { analysed: 0, reused: 0, moved: 0 };
 
 /** A least-recently-used cache of analysed kernels. */
 export class KernelCache {
-  private readonly map = new Map<string, Cached>();
+  /**
+   * Per key, the kernels analysed under it, the most recently taken first: a
+   * key without the lines the inputs name (a pipeline launch's) is shared by
+   * the same launch reached from several places, told apart by their reads.
+   */
+  private readonly map = new Map<string, Cached[]>();
   constructor(private readonly max = 4096) {}
 
   /**
@@ -65,29 +73,35 @@ export class KernelCache {
    * with its lines moved by the edit (an Enter above it).
    */
   get(key: string, answer?: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers, frame?: DocFrame, line?: number): KernelIR | undefined {
-    const hit = this.map.get(key);
-    if (!hit) return undefined;
-    if (hit.deps) {
-      if (!answer) return undefined;
-      const kept = keptReads(hit.ir, hit.deps, hit.answers!, hit.frame, answer, frame, shiftKernel);
-      if (!kept || (kept !== SAME && line !== undefined && kept.value.line !== line)) return undefined;
-      if (kept !== SAME) {
-        hit.ir = kept.value;
-        hit.deps = kept.deps;
-        hit.answers = kept.answers;
-        kernelStats.moved++;
+    const list = this.map.get(key);
+    if (!list) return undefined;
+    for (let i = 0; i < list.length; i++) {
+      const hit = list[i];
+      if (hit.deps) {
+        if (!answer) continue;
+        const kept = keptReads(hit.ir, hit.deps, hit.answers!, hit.frame, answer, frame, shiftKernel);
+        if (!kept || (kept !== SAME && line !== undefined && kept.value.line !== line)) continue;
+        if (kept !== SAME) {
+          hit.ir = kept.value;
+          hit.deps = kept.deps;
+          hit.answers = kept.answers;
+          kernelStats.moved++;
+        }
       }
+      hit.frame = frameOf(frame);
+      if (i > 0) list.unshift(...list.splice(i, 1));
+      this.map.delete(key);
+      this.map.set(key, list);
+      kernelStats.reused++;
+      return hit.ir;
     }
-    hit.frame = frameOf(frame);
-    this.map.delete(key);
-    this.map.set(key, hit);
-    kernelStats.reused++;
-    return hit.ir;
+    return undefined;
   }
 
   set(key: string, k: KernelIR, deps?: Deps, answers?: Answers, frame?: DocFrame): void {
+    const list = this.map.get(key) ?? [];
     this.map.delete(key);
-    this.map.set(key, deps ? { ir: k, deps, answers, frame: frameOf(frame) } : { ir: k });
+    this.map.set(key, deps ? [{ ir: k, deps, answers, frame: frameOf(frame) }, ...list.filter((c) => c.deps).slice(0, PER_KEY - 1)] : [{ ir: k }]);
     while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
   }
 
