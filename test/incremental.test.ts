@@ -425,6 +425,50 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.ok(cudaScanStats.replayed - before.replayed >= 5 * 4, `${cudaScanStats.replayed - before.replayed} statements replayed`);
   });
 
+  it('cuda: kernels inside an include guard, a namespace or extern "C" are read as statements of their own; an edit of the wrapper itself reads it', () => {
+    const src = [
+      '#ifndef SCALE_KERNELS_CUH_',
+      '#define SCALE_KERNELS_CUH_',
+      '#define TILE 128',
+      'namespace ops {',
+      '__global__ void scale(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * TILE + threadIdx.x;',
+      '  if (i < n) y[i] = 2.0f * x[i];',
+      '}',
+      'extern "C" {',
+      '__global__ void shift(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * TILE + threadIdx.x;',
+      '  if (i < n) y[i] = x[i] + 1.0f;',
+      '}',
+      '}',
+      '}  // namespace ops',
+      'void run(float* y, const float* x, int n) {',
+      '  ops::scale<<<(n + TILE - 1) / TILE, TILE>>>(y, x, n);',
+      '  ops::shift<<<(n + TILE - 1) / TILE, TILE>>>(y, y, n);',
+      '}',
+      '#endif  // SCALE_KERNELS_CUH_',
+      '',
+    ].join('\n');
+    const inScale = src.replace('2.0f * x[i]', '3.0f * x[i]');
+    const texts = [
+      inScale,
+      inScale.replace('x[i] + 1.0f', 'x[i] + 2.0f'),
+      inScale.replace('namespace ops {', 'namespace ops2 {'),
+      inScale.replace('#define TILE 128', '#define TILE 256'),
+      inScale.replace('#ifndef SCALE_KERNELS_CUH_', '#ifndef SCALE_KERNELS_H_'),
+      inScale.replace('\n}  // namespace ops', '\n\n}  // namespace ops'),
+    ];
+    warmEqualsCold(parsers, 'wrapped.cu', [src], texts, (i) => ['an edit in scale', 'then in shift', 'the namespace renamed', 'a macro of the guard', 'the guard renamed', 'an empty line in the namespace'][i]);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'wrapped.cu' });
+    const before = kernelStats.analysed;
+    const r = analyzeSource(inScale, parsers, { gpu: H100, path: 'wrapped.cu' });
+    assert.deepEqual(r.kernels.map((k) => k.name), ['scale', 'shift']);
+    // scale, and its launch in run's pipeline; not shift, nor its launch (the guard, the namespace and extern "C"
+    // hold them, but each reads its own statement).
+    assert.equal(kernelStats.analysed - before, 2);
+  });
+
   it('cuda: with headers read in front, a text with syntax errors is parsed from the headers\' tree, the same whatever came before', () => {
     const header = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'common', 'pair_ops.h'), 'utf8');
     const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'include_header.cu'), 'utf8');

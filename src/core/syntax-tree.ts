@@ -90,7 +90,48 @@ function touched(n: SyntaxNode, content: boolean): void {
     if (content && n === d.root) d.whole = true;
     return;
   }
-  if (top.parentNode() === d.root) d.rows.add(top.startPosition.row);
+  if (top.parentNode() === d.root) d.rows.add(n.readUnit()!.startPosition.row);
+}
+
+/**
+ * Top-level statements whose inside is statements of their own to the
+ * recorded reads (C, C++, CUDA): an include guard or `#if` around the file
+ * (and its `#else`), a `namespace`, an `extern "C"` block. A kernel inside
+ * one reads the statement it stands in, not the whole wrapper: an edit
+ * elsewhere in the wrapper does not analyse it again.
+ */
+const WRAPPERS = new Set(['preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'namespace_definition', 'linkage_specification']);
+const BODIED = new Set(['namespace_definition', 'linkage_specification']);
+
+/**
+ * The statements inside a wrapper (its named children, through a namespace's
+ * body, that start on a later row than it: its header and footer are the
+ * wrapper's own). Read without recording.
+ */
+function innerStatements(w: SyntaxNode): SyntaxNode[] {
+  const row = w.rawStartPosition.row;
+  const kids = w.rawNamedChildren();
+  const body = BODIED.has(w.rawType()) ? kids.find((c) => c.rawType() === 'declaration_list') : undefined;
+  return (body ? body.rawNamedChildren() : kids).filter((c) => c.rawStartPosition.row > row);
+}
+
+/** A wrapper's own text (its statements cut out), for the answer to a read of its header (deps.ts). */
+const headers = new WeakMap<SyntaxNode, { text: string }>();
+
+function headerOf(w: SyntaxNode): { text: string } {
+  let h = headers.get(w);
+  if (!h) {
+    const all = w.rawText();
+    let text = '';
+    let at = w.rawStart;
+    for (const c of innerStatements(w)) {
+      text += all.slice(at - w.rawStart, c.rawStart - w.rawStart) + '\u0000';
+      at = c.rawStart + c.rawText().length;
+    }
+    text += all.slice(at - w.rawStart);
+    headers.set(w, (h = { text }));
+  }
+  return h;
 }
 
 export class SyntaxNode {
@@ -123,6 +164,7 @@ export class SyntaxNode {
   private _descendants: Map<string, SyntaxNode[]> | undefined;
   private _flags = -1;
   private _top: SyntaxNode | null | undefined;
+  private _unit: SyntaxNode | null | undefined;
 
   constructor(
     /** @internal The view that made the node (a carried node keeps its own: its handle is of that view's tree). */
@@ -209,6 +251,56 @@ export class SyntaxNode {
       this._top = p === null ? null : p.parentNode() === null ? this : p.topNode();
     }
     return this._top;
+  }
+
+  /**
+   * @internal The statement a read of this node is recorded at (deps.ts): its
+   * top-level statement, or, inside a wrapper (an include guard, a
+   * namespace: `WRAPPERS`), the wrapper's statement it stands in.
+   */
+  readUnit(): SyntaxNode | null {
+    if (this._unit !== undefined) return this._unit;
+    const top = this.topNode();
+    let unit = top;
+    if (top && top !== this && WRAPPERS.has(top.rawType())) {
+      const chain: SyntaxNode[] = [];
+      for (let n: SyntaxNode | null = this; n && n !== top; n = n.parentNode()) chain.push(n);
+      chain.reverse();
+      let i = 0;
+      while (unit && WRAPPERS.has(unit.rawType()) && i < chain.length) {
+        let a = chain[i];
+        if (BODIED.has(unit.rawType()) && a.rawType() === 'declaration_list') a = chain[++i];
+        if (!a || !a.raw.isNamed || a.rawStartPosition.row <= unit.rawStartPosition.row) break;
+        unit = a;
+        i++;
+      }
+    }
+    this._unit = unit;
+    return unit;
+  }
+
+  /** @internal Type, named children and text, read without recording (for `readUnit`). */
+  rawType(): string {
+    return (this._type ??= this.ts.type);
+  }
+
+  /** @internal */
+  rawNamedChildren(): SyntaxNode[] {
+    if (!this._named) {
+      this._named = [];
+      for (const c of this.ts.namedChildren) if (c) this._named.push(this.child_(c));
+    }
+    return this._named;
+  }
+
+  /** @internal */
+  rawText(): string {
+    if (this._text === undefined) {
+      const src = this.view.source;
+      if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+      this._text = src !== undefined ? src.slice(this.rawStart, this._endIndex) : this.ts.text;
+    }
+    return this._text;
   }
 
   get children(): SyntaxNode[] {
@@ -418,12 +510,27 @@ function searchOnce(root: SyntaxNode, types: readonly string[]): void {
 const byRow = new WeakMap<SyntaxNode, Map<number, SyntaxNode>>();
 
 /** The top-level statement of `root`'s tree that starts at `row`, if any. */
-export function statementAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
+export function statementAt(root: SyntaxNode, row: number): { text: string } | undefined {
+  const unit = unitAt(root, row);
+  return unit && WRAPPERS.has(unit.rawType()) ? headerOf(unit) : unit;
+}
+
+/**
+ * The statement a read recorded at `row` stands for (`readUnit`): a top-level
+ * statement, a wrapper, or a statement inside one. `statementAt` gives its
+ * text as the reads are answered (a wrapper: its own text, its statements
+ * cut out).
+ */
+export function unitAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
   let rows = byRow.get(root);
   if (!rows) {
-    rows = new Map();
-    for (const st of root.children) rows.set(st.startPosition.row, st);
-    byRow.set(root, rows);
+    const map = new Map<number, SyntaxNode>();
+    const add = (st: SyntaxNode): void => {
+      map.set(st.startPosition.row, st);
+      if (WRAPPERS.has(st.rawType())) for (const c of innerStatements(st)) add(c);
+    };
+    for (const st of root.children) add(st);
+    byRow.set(root, (rows = map));
   }
   return rows.get(row);
 }

@@ -6,7 +6,7 @@
  * answers and reuses the kernel when they match.
  */
 import { answerLine, answerReads, answersOf, answerRow, keyRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
-import { statementAt, SyntaxNode } from '../../syntax-tree';
+import { statementAt, SyntaxNode, unitAt } from '../../syntax-tree';
 import type { FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
 import { hostFunctions } from './pipeline';
@@ -55,8 +55,9 @@ function answer(file: FileInfo, map: string, key: string): string {
     case 'macro':
       return (file.macros.get(key) ?? []).map((m) => `${answerLine(m.line)}:${m.undef ? 'undef' : ''}:${m.params?.join(',') ?? ''}:${m.text}`).join(';') || NONE;
     case 'live': {
-      const st = statementAt(file.root, keyRow(Number(key)));
-      return st ? `${statementHash(st)}\u0001${file.decisionsIn(st)}` : NONE;
+      const row = keyRow(Number(key));
+      const st = statementAt(file.root, row);
+      return st ? `${statementHash(st)}\u0001${file.decisionsIn(unitAt(file.root, row)!)}` : NONE;
     }
     case 'helperMentions':
       return file.helperText().includes(key) ? '1' : '0';

@@ -223,7 +223,7 @@ export class FileInfo {
 
   /** The live children of a `#if`/`#ifdef` node (the chosen branch), as the kernel walk needs them. */
   liveChildren(n: Node): Node[] {
-    const top = n.topNode();
+    const top = n.readUnit();
     if (top) noteQuery(`live:${top.startPosition.row}`);
     const branch = this.chosen.get(n.startIndex);
     return branch ? liveOf(branch) : [];
