@@ -207,7 +207,7 @@ export class SyntaxNode {
 
   get type(): string {
     touched(this, false);
-    return (this._type ??= this.ts.type);
+    return this.rawType();
   }
 
   get endIndex(): number {
@@ -224,13 +224,7 @@ export class SyntaxNode {
 
   get text(): string {
     touched(this, true);
-    if (this._text === undefined) {
-      const src = this.view.source;
-      if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
-      // The text this view's tree was parsed from, where the tree-sitter node says.
-      this._text = src !== undefined ? src.slice(this.rawStart, this._endIndex) : this.ts.text;
-    }
-    return this._text;
+    return this.rawText();
   }
 
   get parent(): SyntaxNode | null {
@@ -279,7 +273,7 @@ export class SyntaxNode {
     return unit;
   }
 
-  /** @internal Type, named children and text, read without recording (for `readUnit`). */
+  /** @internal Type, named children and text, read without recording (the getters record, then read these). */
   rawType(): string {
     return (this._type ??= this.ts.type);
   }
@@ -296,6 +290,7 @@ export class SyntaxNode {
   /** @internal */
   rawText(): string {
     if (this._text === undefined) {
+      // The text this view's tree was parsed from, where the tree-sitter node says.
       const src = this.view.source;
       if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
       this._text = src !== undefined ? src.slice(this.rawStart, this._endIndex) : this.ts.text;
@@ -314,11 +309,7 @@ export class SyntaxNode {
 
   get namedChildren(): SyntaxNode[] {
     touched(this, true);
-    if (!this._named) {
-      this._named = [];
-      for (const c of this.ts.namedChildren) if (c) this._named.push(this.child_(c));
-    }
-    return this._named;
+    return this.rawNamedChildren();
   }
 
   get childCount(): number {

@@ -49,6 +49,13 @@ interface Cached {
   frame?: { doc: string; version: number };
 }
 
+/** Entry `i` of a key's list was taken: first in its list, and its key the most recently used. */
+function taken<V>(map: Map<string, V[]>, key: string, list: V[], i: number): void {
+  if (i > 0) list.unshift(...list.splice(i, 1));
+  map.delete(key);
+  map.set(key, list);
+}
+
 /** Kernels kept per cache key at most (one launch site reached from many places: a pipeline's launches of a template, one per block size). */
 const PER_KEY = 16;
 
@@ -89,9 +96,7 @@ export class KernelCache {
         }
       }
       hit.frame = frameOf(frame);
-      if (i > 0) list.unshift(...list.splice(i, 1));
-      this.map.delete(key);
-      this.map.set(key, list);
+      taken(this.map, key, list, i);
       kernelStats.reused++;
       return hit.ir;
     }
@@ -349,9 +354,7 @@ export class ReadsMemo<T> {
       }
       hit.frame = here;
       if (replayReads) replay(hit.deps);
-      if (i > 0) list.unshift(...list.splice(i, 1));
-      this.map.delete(path);
-      this.map.set(path, list);
+      taken(this.map, path, list, i);
       return hit.value;
     }
     this.stats.computed++;

@@ -31,8 +31,10 @@ export const cudaFrontend: Frontend = (input) => {
   // Headers of the project the file includes (`#include "utils.h"`), when the host read them, go in front of it
   // (as the preprocessor puts them): their macros, helpers and structs are then known.
   const headers = headerPrefix(input);
-  const ctx: FrontendContext = { ...input, source: spellAlignas(headers?.text ? headers.text + input.source : input.source) };
-  return withRowMap(headers?.text ? headers.map : undefined, () => analyseFile(ctx, input.source, headers?.text ? headers : undefined, headers?.read));
+  // Headers not read in front (none of them could change the report) still count as supplied for the notes.
+  const used = headers?.text ? headers : undefined;
+  const ctx: FrontendContext = { ...input, source: spellAlignas(used ? used.text + input.source : input.source) };
+  return withRowMap(used?.map, () => analyseFile(ctx, input.source, used, headers?.read));
 };
 
 /** `__global__` in a file's own text (its kernels), or a launch (`<<<`, white space allowed inside) in it or a header. */

@@ -263,12 +263,12 @@ export function forgetTritonFile(path: string): void {
 /** The launch pipelines of each file, reused while what they read answers the same. */
 const pipelineMemo = new ReadsMemo<HostPipelineFact[]>();
 
-/** How often the launch pipelines were reused and rebuilt (tests). */
 /** How often a pipeline launch's bindings were taken as kept and read again (tests). */
 export function tritonLaunchBindStats(): { reused: number; moved: number; computed: number } {
   return { ...launchBinds.stats };
 }
 
+/** How often the launch pipelines were reused and rebuilt (tests). */
 export function tritonPipelineStats(): { reused: number; moved: number; computed: number } {
   return { ...pipelineMemo.stats };
 }

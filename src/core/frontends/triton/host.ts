@@ -629,14 +629,9 @@ function assignIndex(scope: Node, from?: Node): Map<string, Assign[]> {
     if (list) list.push(a);
     else out.set(name, [a]);
   };
-  // One search of the frame (tree-sitter's, in document order), not a walk of its every node; what stands in a
-  // nested function, class or lambda is that frame's own.
-  // (Places as parsed: every node found stands in the same top-level statement, moved alike by an edit before it.)
-  let nestedEnd = -1;
   // A function or class of the module is a frame of its own, whole: not searched (most of a module's nodes are in them).
   if (from && NESTED_FRAMES.has(from.type)) return out;
-  for (const n of (from ?? scope).descendantsOfType(ASSIGN_TYPES)) {
-    if (n.rawStart < nestedEnd) continue;
+  for (const n of ownDescendants(from ?? scope, scope, ASSIGN_TYPES)) {
     switch (n.type) {
       case 'assignment': {
         const l = field(n, 'left');
@@ -662,9 +657,28 @@ function assignIndex(scope: Node, from?: Node): Map<string, Assign[]> {
         for (const id of l ? (l.type === 'identifier' ? [l] : l.descendantsOfType('identifier')) : []) if (id) put(id.text, { rhs: n, line: line(n), node: n });
         break;
       }
-      default:
-        if (n.id !== scope.id) nestedEnd = n.raw.endIndex;
     }
+  }
+  return out;
+}
+
+/** Frames nested in a frame: what stands in them is theirs. */
+const FRAME_TYPES = new Set(['function_definition', 'class_definition', 'lambda']);
+
+/**
+ * The nodes of `types` under `under` that belong to the frame `scope` (one
+ * tree-sitter search, kept with the node, in document order; not a walk of
+ * every node): none inside a nested function, class or lambda. Places as
+ * parsed: every node found stands in the same top-level statement, moved
+ * alike by an edit before it.
+ */
+function ownDescendants(under: Node, scope: Node, types: readonly string[]): Node[] {
+  const out: Node[] = [];
+  let nestedEnd = -1;
+  for (const n of under.descendantsOfType(types)) {
+    if (n.rawStart < nestedEnd) continue;
+    if (!FRAME_TYPES.has(n.type)) out.push(n);
+    else if (n.id !== scope.id) nestedEnd = n.raw.endIndex;
   }
   return out;
 }
@@ -679,14 +693,8 @@ const ASSIGN_TYPES = ['assignment', 'augmented_assignment', 'for_statement', 'fu
 export function lastReturn(fnNode: Node): Node | undefined {
   const body = field(fnNode, 'body');
   if (!body) return undefined;
-  // One search of the body (kept with it), not a walk: a nested function's, lambda's or class's returns are theirs.
   let out: Node | undefined;
-  let nestedEnd = -1;
-  for (const n of body.descendantsOfType(RETURN_TYPES)) {
-    if (n.rawStart < nestedEnd) continue;
-    if (n.type === 'return_statement') out = named(n)[0] ?? out;
-    else nestedEnd = n.raw.endIndex;
-  }
+  for (const n of ownDescendants(body, fnNode, RETURN_TYPES)) out = named(n)[0] ?? out;
   return out;
 }
 
