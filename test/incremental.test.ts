@@ -469,6 +469,49 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.equal(kernelStats.analysed - before, 2);
   });
 
+  it('cuda: typing in a host function does not analyse kernels that read only a declaration inside it, or no function at all', () => {
+    // `prepare`'s alias is in the file's scan (a template's argument the analysis cannot resolve falls back to it):
+    // the kernel reads that declaration, not the rest of `prepare`. `shift` and `scale` read of the helpers only
+    // whether they mention `.y`/`.z` (a one-dimensional block), not every function's text.
+    const src = [
+      'template <typename Element>',
+      'struct Bufs { Element* x; Element* y; int n; };',
+      '',
+      'template <typename Config>',
+      '__global__ void scale(Bufs<typename Config::Element> const b) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  if (i < b.n) b.y[i] = 2.0f * b.x[i];',
+      '}',
+      '',
+      '__global__ void shift(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  if (i < n) y[i] = x[i] + 1.0f;',
+      '}',
+      '',
+      'template <typename Config>',
+      'void prepare(int n) {',
+      '  using Element = typename Config::Element;',
+      '  int unused = 0;',
+      '}',
+      '',
+    ].join('\n');
+    const texts = [
+      src.replace('int unused = 0;', 'int unused = 1;'),
+      src.replace('using Element = typename Config::Element;', 'using Element = double;'),
+      src.replace('int unused = 0;', 'int unused = blockDim.y;'),
+    ];
+    warmEqualsCold(parsers, 'covered.cu', [src], texts, (i) => ['typing beside the alias', 'the alias changed', 'a helper now mentions blockDim.y'][i]);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'covered.cu' });
+    const before = kernelStats.analysed;
+    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'covered.cu' });
+    assert.deepEqual(r.kernels.map((k) => k.name), ['scale', 'shift']);
+    assert.equal(kernelStats.analysed - before, 0, 'no kernel analysed again');
+    const alias = kernelStats.analysed;
+    analyzeSource(texts[1], parsers, { gpu: H100, path: 'covered.cu' });
+    assert.equal(kernelStats.analysed - alias, 1, 'the alias read by scale changed');
+  });
+
   it('cuda: with headers read in front, a text with syntax errors is parsed from the headers\' tree, the same whatever came before', () => {
     const header = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'common', 'pair_ops.h'), 'utf8');
     const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'include_header.cu'), 'utf8');

@@ -6,7 +6,8 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { Node as TsNode, Parser } from 'web-tree-sitter';
-import { descendantsByStatement, syntaxRoot, viewNodeCount, type SyntaxNode } from '../src/core/syntax-tree';
+import { cover, descendantsByStatement, searchTogether, syntaxRoot, viewNodeCount, type SyntaxNode } from '../src/core/syntax-tree';
+import { Deps, recordInto, replay } from '../src/core/deps';
 import { parseCached } from '../src/core/parsers';
 import { fixtureFile } from './bench/fixtures';
 import * as path from 'node:path';
@@ -92,6 +93,87 @@ describe('syntax view', () => {
     nodes += both(p.cuda, many, 'cuda');
     nodes += both(p.python, Array.from({ length: 24 }, (_, i) => (i % 6 === 5 ? `x${i} = f(${i},` : `x${i} = g(${i})`)).join('\n'), 'python');
     assert.ok(nodes > 5000, `compared ${nodes} nodes`);
+  });
+
+  it('searches made together on a statement answer as tree-sitter does, for the statement and every node in it', async () => {
+    const p = await loadParsers();
+    const groups = [['{', '}'], ['call_expression'], ['kernel_call_syntax']];
+    // web-tree-sitter's search misses other types when ERROR is among them: refused.
+    assert.throws(() => searchTogether({}, [['ERROR'], ['call_expression']]), /ERROR/);
+    const texts = [
+      ...fixtures('cuda', ['.cu']).slice(0, 10).map((f) => fs.readFileSync(f, 'utf8')),
+      // Errors and missing braces: zero-width nodes at the edges of the nodes asked.
+      'void run(int n) {\n  f(g(n), h(1));\n  k<<<1, 32>>>(n);\n  if (n) { f(n) \n}\nint x = f(;\nvoid open() { f(2);\n',
+    ];
+    let asked = 0;
+    for (const [i, text] of texts.entries()) {
+      const tree = p.cuda.parse(text)!;
+      try {
+        searchTogether(tree.language, groups);
+        const root = syntaxRoot(tree, text);
+        const nodes: SyntaxNode[] = [];
+        const collect = (n: SyntaxNode, depth: number): void => {
+          nodes.push(n);
+          if (depth < 6) for (const c of n.children) collect(c, depth + 1);
+        };
+        // Inner nodes asked before their statement in odd files, after it in even ones.
+        for (const st of root.children) collect(st, 0);
+        if (i % 2) nodes.reverse();
+        for (const n of nodes)
+          for (const g of groups) {
+            asked++;
+            assert.deepEqual(
+              n.descendantsOfType(g).map((d) => d.id),
+              n.raw.descendantsOfType([...g]).map((d) => d?.id),
+              `${g.join(' ')} under ${n.type} at ${n.startPosition.row + 1}:${n.startPosition.column + 1}`,
+            );
+          }
+      } finally {
+        tree.delete();
+      }
+    }
+    assert.ok(asked > 5_000, `${asked} searches compared`);
+  });
+
+  it('a read inside a node an answer covers records no statement; a read leading out of it does', async () => {
+    const p = await loadParsers();
+    const text = 'int a = 1;\nvoid host() {\n  using E = float;\n  int unused = 0;\n}\n';
+    const tree = p.cuda.parse(text)!;
+    try {
+      const root = syntaxRoot(tree, text);
+      const host = root.children[1];
+      const alias = host.descendantsOfType('alias_declaration')[0];
+      const unused = host.descendantsOfType('init_declarator')[0];
+      const d = new Deps(root);
+      recordInto(d, () => {
+        cover(alias);
+        assert.equal(alias.text, 'using E = float;');
+        alias.namedChildren.forEach((c) => c.type);
+      });
+      assert.deepEqual([...d.rows], [], 'inside the covered alias');
+      recordInto(d, () => unused.text);
+      assert.deepEqual([...d.rows], [1], 'beside it, in the same statement');
+      const up = new Deps(root);
+      recordInto(up, () => {
+        cover(alias);
+        return alias.parent?.type;
+      });
+      assert.deepEqual([...up.rows], [1], 'its parent');
+      // A recorder replaying another's reads takes the nodes they cover along (of the same file only).
+      const o2 = new Deps(root);
+      const i2 = new Deps(root);
+      recordInto(i2, () => cover(alias));
+      recordInto(o2, () => {
+        replay(i2);
+        return alias.text;
+      });
+      assert.deepEqual([...o2.rows], [], 'covered in the recorder replayed into');
+      const other = new Deps({});
+      recordInto(other, () => replay(i2));
+      assert.equal(other.covered, null, 'not into a recorder of another file');
+    } finally {
+      tree.delete();
+    }
   });
 
   it('after an edit of a large file, the first view lets go of the edited statement\'s nodes and carries the rest', async () => {

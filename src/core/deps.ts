@@ -26,6 +26,13 @@ export class Deps {
   readonly queries = new Set<string>();
   /** Something read the module as a whole: any edit invalidates. */
   whole = false;
+  /**
+   * While recording: nodes of the own file whose text (and row) an answer to
+   * one of `queries` holds (a scan entry's, `cover` in syntax-tree.ts), by
+   * the row of the statement they are in. A read inside one is answered by
+   * that query, not by its statement's row.
+   */
+  covered: Map<number, unknown[]> | null = null;
 
   constructor(
     /**
@@ -39,6 +46,7 @@ export class Deps {
   /** Ends the recording: what is kept is the reads, not the file they were read from. */
   done(): this {
     this.root = null;
+    this.covered = null;
     return this;
   }
 }
@@ -73,6 +81,13 @@ export function replay(from: Deps | undefined): void {
   if (from.whole) to.whole = true;
   for (const r of from.rows) to.rows.add(r);
   for (const q of from.queries) to.queries.add(q);
+  // The queries come along, so do the nodes their answers cover (of the same file only).
+  if (from.covered && from.root === to.root)
+    for (const [row, ns] of from.covered) {
+      const into = (to.covered ??= new Map()).get(row);
+      if (into) into.push(...ns);
+      else to.covered.set(row, [...ns]);
+    }
 }
 
 /**

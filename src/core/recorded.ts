@@ -9,14 +9,20 @@ export class RecordedMap<K extends string | number, V> extends Map<K, V> {
   constructor(
     private readonly label: string,
     entries?: Iterable<readonly [K, V]>,
+    /** Marks the nodes a value found by `get` answers with (syntax-tree.ts `cover`): the answer to `label:key` holds their text. */
+    private readonly covers?: (v: V) => void,
   ) {
     super();
     if (entries) for (const [k, v] of entries) super.set(k, v);
   }
 
   override get(k: K): V | undefined {
-    recording()?.queries.add(`${this.label}:${k}`);
-    return super.get(k);
+    const d = recording();
+    if (!d) return super.get(k);
+    d.queries.add(`${this.label}:${k}`);
+    const v = super.get(k);
+    if (v !== undefined && this.covers) this.covers(v);
+    return v;
   }
 
   override has(k: K): boolean {

@@ -81,8 +81,13 @@ class TreeView {
 
 const NO_PARENT = null;
 
-/** A read of `n` while a kernel's reads are recorded (deps.ts): its top-level statement, or the whole module for the root's contents. */
-function touched(n: SyntaxNode, content: boolean): void {
+/**
+ * A read of `n` while a kernel's reads are recorded (deps.ts): its top-level
+ * statement (its read unit), or the whole module for the root's contents.
+ * Not inside a node an answer already covers (`cover`), unless the read
+ * leads out of `n` (`escapes`: its parent).
+ */
+function touched(n: SyntaxNode, content: boolean, escapes = false): void {
   const d = recording();
   if (!d) return;
   const top = n.topNode();
@@ -90,7 +95,38 @@ function touched(n: SyntaxNode, content: boolean): void {
     if (content && n === d.root) d.whole = true;
     return;
   }
-  if (top.parentNode() === d.root) d.rows.add(n.readUnit()!.startPosition.row);
+  if (top.parentNode() !== d.root) return;
+  const row = n.readUnit()!.startPosition.row;
+  if (d.rows.has(row)) return;
+  if (!escapes && d.covered && within(d.covered.get(row) as SyntaxNode[] | undefined, n)) return;
+  d.rows.add(row);
+}
+
+function within(spans: SyntaxNode[] | undefined, n: SyntaxNode): boolean {
+  if (!spans) return false;
+  const start = n.startIndex;
+  for (const s of spans) if (s.startIndex <= start && n.spanEnd() <= s.spanEnd()) return true;
+  return false;
+}
+
+/**
+ * While a kernel's reads are recorded: `n` (a node of the own file) is held
+ * by the answer to a query just recorded — a scan entry answered with its
+ * nodes' rows and text hashes (CUDA `describe`). Reads inside `n` are then
+ * answered by that query and need not record the statement around it: a
+ * kernel that reads a typedef or helper inside a host function is not
+ * analysed again when the host function is typed in elsewhere.
+ */
+export function cover(n: SyntaxNode): void {
+  const d = recording();
+  if (!d) return;
+  const top = n.topNode();
+  if (top === null || top.parentNode() !== d.root) return;
+  const row = n.readUnit()!.startPosition.row;
+  if (d.rows.has(row)) return;
+  const spans = (d.covered ??= new Map()).get(row);
+  if (spans) spans.push(n);
+  else d.covered.set(row, [n]);
 }
 
 /**
@@ -216,6 +252,12 @@ export class SyntaxNode {
     return this._endIndex + this.offset();
   }
 
+  /** @internal The end index, read without recording. */
+  spanEnd(): number {
+    if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+    return this._endIndex + this.offset();
+  }
+
   get endPosition(): Point {
     const end = (this._endPosition ??= this.ts.endPosition);
     const rows = this.rowOffset();
@@ -228,7 +270,7 @@ export class SyntaxNode {
   }
 
   get parent(): SyntaxNode | null {
-    touched(this, false);
+    touched(this, false, true);
     return this.parentNode();
   }
 
@@ -355,15 +397,53 @@ export class SyntaxNode {
   /** Descendants of the given types in document order (the node itself included, as tree-sitter does). */
   descendantsOfType(types: string | readonly string[]): SyntaxNode[] {
     touched(this, true);
-    const key = typeof types === 'string' ? types : types.join('\0');
+    return this.search(typeof types === 'string' ? types : types.join('\0'), types);
+  }
+
+  /** `descendantsOfType`, not recorded; `key` is the types joined by NUL. */
+  private search(key: string, types: string | readonly string[]): SyntaxNode[] {
     const memo = (this._descendants ??= new Map());
     let out = memo.get(key);
-    if (!out) {
+    if (out) return out;
+    const batch = batches.get(this.view.tree.language);
+    const top = batch?.keys.has(key) ? this.topNode() : null;
+    if (batch && top === this) {
+      // A top-level statement: one walk for every search of the batch (a large statement is otherwise walked once per search).
+      const found: SyntaxNode[] = [];
+      for (const t of this.ts.descendantsOfType(batch.all)) if (t) found.push(this.view.of(t));
+      for (const [k, set] of batch.keys) if (!memo.has(k)) memo.set(k, found.filter((n) => set.has(n.rawType())));
+      return memo.get(key)!;
+    }
+    if (top) out = this.within(top.search(key, types));
+    else {
       out = [];
       for (const t of this.ts.descendantsOfType(typeof types === 'string' ? types : [...types])) if (t) out.push(this.view.of(t));
-      memo.set(key, out);
+    }
+    memo.set(key, out);
+    return out;
+  }
+
+  /** Of `list` (its top-level statement's finds, in document order), those in this node's subtree, this node included. */
+  private within(list: SyntaxNode[]): SyntaxNode[] {
+    const start = this.startIndex;
+    const end = this.spanEnd();
+    const out: SyntaxNode[] = [];
+    for (let i = lastStartingBy(list, start - 1, (n) => n.startIndex) + 1; i < list.length; i++) {
+      const n = list[i];
+      const s = n.startIndex;
+      if (s > end) break;
+      const e = n.spanEnd();
+      if (e > end) continue;
+      // Ranges of nodes nest; a node as wide as this one or of no width may still lie beside or above it.
+      if (n !== this && (s === e || (s === start && e === end)) && !this.holds(n)) continue;
+      out.push(n);
     }
     return out;
+  }
+
+  private holds(n: SyntaxNode): boolean {
+    for (let p = n.parentNode(); p; p = p.parentNode()) if (p === this) return true;
+    return false;
   }
 
   private flags(): number {
@@ -454,12 +534,22 @@ export function descendantsByStatement(root: SyntaxNode, types: string | readonl
   return out;
 }
 
+/** Per grammar: searches made together on a top-level statement (`searchTogether`). */
+const batches = new WeakMap<object, { all: string[]; keys: Map<string, Set<string>> }>();
+
 /**
- * Makes the top-level statements' `descendantsOfType(types)` cheap to ask one
- * by one: on a fresh parse, one search of the whole tree is handed to them.
+ * Makes the searches `groups` (each a `descendantsOfType` argument) of one
+ * grammar's trees one walk per top-level statement: asking one of them of a
+ * statement answers them all, and asking it of a node inside the statement
+ * takes the node's part of the statement's answer. A statement typed in is
+ * large and new at every keystroke (a long host function): its searches for
+ * calls, launches, braces and errors were a walk each.
  */
-export function searchStatements(root: SyntaxNode, types: readonly string[]): void {
-  searchOnce(root, types);
+export function searchTogether(language: object, groups: readonly (readonly string[])[]): void {
+  if (batches.has(language)) return;
+  // web-tree-sitter puts ERROR's symbol first in the list it hands the search, which then misses other types: not with others.
+  if (groups.flat().includes('ERROR')) throw new Error('searchTogether: ERROR cannot be searched with other types');
+  batches.set(language, { all: [...new Set(groups.flat())], keys: new Map(groups.map((g) => [g.join('\0'), new Set(g)])) });
 }
 
 /** @internal How many nodes a tree's view holds in its map (tests). */

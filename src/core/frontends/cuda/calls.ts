@@ -23,6 +23,8 @@ import { intVal, unknownVal, type Val } from './values';
 interface Callee {
   /** Last name segment (`mma_sync` of `nvcuda::wmma::mma_sync`). */
   name: string;
+  /** The segment before it (`wmma`), template arguments dropped; none for a name not qualified. */
+  scope?: string;
   targs: Node[];
 }
 
@@ -36,16 +38,26 @@ const CASTS = new Set(['static_cast', 'reinterpret_cast', 'const_cast', 'dynamic
 
 function callee(fn: Node): Callee {
   let node = fn;
+  let scope: string | undefined;
   if (node.type === 'qualified_identifier') {
     let inner: Node | null = node;
-    while (inner && inner.type === 'qualified_identifier') inner = inner.childForFieldName('name');
+    while (inner && inner.type === 'qualified_identifier') {
+      scope = inner.childForFieldName('scope')?.text ?? scope;
+      inner = inner.childForFieldName('name');
+    }
     node = inner ?? node;
   }
+  const scoped = (c: Callee): Callee => {
+    const s = scope?.replace(/\s+/g, '').replace(/<.*$/, '');
+    return s ? { ...c, scope: s } : c;
+  };
   if (node.type === 'template_function') {
     const args = node.childForFieldName('arguments');
-    return { name: node.childForFieldName('name')?.text ?? node.text, targs: args ? named(args) : [] };
+    return scoped({ name: node.childForFieldName('name')?.text ?? node.text, targs: args ? named(args) : [] });
   }
-  return { name: node.text.replace(/\s+/g, '').split('::').pop()!, targs: [] };
+  const parts = node.text.replace(/\s+/g, '').split('::');
+  if (parts.length > 1) scope = parts[parts.length - 2];
+  return scoped({ name: parts.pop()!, targs: [] });
 }
 
 function argsOf(n: Node): Node[] {
@@ -69,7 +81,7 @@ export function evalCall(st: Interp, n: Node): Val {
   }
   const cast = castType(st, fn, n);
   if (cast && args.length === 1) return convert(evalExpr(st, args[0]), cast);
-  const defs = (st.file.functions.get(c.name) ?? []).filter((d) => !d.isGlobal && d.body);
+  const defs = st.file.callables(c.name, c.scope);
   const def = pickOverload(defs, args.length);
   if (def) return inlineCall(st, def, args, c.targs, n);
   const s = st.file.structs.get(c.name);
@@ -593,7 +605,7 @@ function cgReduce(st: Interp, args: Node[], n: Node): Val {
     else st.intOp('cg::reduce', num(size - 1), n, size);
   }
   // A combine function of the file (`cg::reduce(warp, v, reduce_sum_max_op)`): size − 1 applications per tile.
-  const defs = args[2]?.type === 'identifier' ? (st.file.functions.get(args[2].text) ?? []).filter((d) => !d.isGlobal && d.body) : [];
+  const defs = args[2]?.type === 'identifier' ? st.file.callables(args[2].text) : [];
   const def = pickOverload(defs, 2);
   if (def && args[1]) {
     const applications = mul(cdiv(st.active.count, num(size)), num(size - 1));

@@ -6,28 +6,11 @@
  * answers and reuses the kernel when they match.
  */
 import { answerLine, answerReads, answersOf, answerRow, keyRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
-import { statementAt, SyntaxNode, unitAt } from '../../syntax-tree';
-import type { FileInfo } from './file';
+import { statementAt, unitAt } from '../../syntax-tree';
+import { describe, NONE } from './describe';
+import { callablesOf, type FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
 import { hostFunctions } from './pipeline';
-
-const NONE = '\u2205';
-
-/** A scan entry as text: nodes by row and text, arrays, maps and objects by their fields (a few levels deep). */
-function describe(x: unknown, depth = 0): string {
-  if (x === null || x === undefined) return NONE;
-  // A node's text by its hash, kept with the node (an edit elsewhere does not hash it again).
-  if (x instanceof SyntaxNode) return `${answerRow(x.startPosition.row)}:${statementHash(x)}`;
-  if (typeof x !== 'object') return typeof x === 'function' ? '' : String(x);
-  if (depth > 3) return '…';
-  if (Array.isArray(x)) return `[${x.map((v) => describe(v, depth + 1)).join(',')}]`;
-  if (x instanceof Map) return `{${[...Map.prototype.entries.call(x)].map(([k, v]) => `${String(k)}=${describe(v, depth + 1)}`).join(',')}}`;
-  return `{${Object.keys(x)
-    .sort()
-    .filter((k) => k !== 'pos')
-    .map((k) => `${k}=${describe((x as Record<string, unknown>)[k], depth + 1)}`)
-    .join(',')}}`;
-}
 
 const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.call(m, k) as V | undefined;
 
@@ -50,6 +33,12 @@ function answer(file: FileInfo, map: string, key: string): string {
       const m = file[map] as Map<string, unknown>;
       return all ? describe(m) : describe(mapGet(m, key));
     }
+    case 'callables': {
+      const at = key.lastIndexOf('::');
+      return describe(callablesOf(file, key.slice(at < 0 ? 0 : at + 2), at < 0 ? undefined : key.slice(0, at)));
+    }
+    case 'kernelParams':
+      return describe((mapGet(file.functions, key) ?? []).find((d) => d.isGlobal)?.params);
     case 'structsAt':
       return all ? describe(file.structsAt) : describe(mapGet(file.structsAt, Number(key)));
     case 'macro':

@@ -12,8 +12,9 @@ import type { Diagnostic } from '../../ir';
 import { say } from '../../messages';
 import { foldNumbers } from '../../sym/fold';
 import { descendantsByStatement } from '../../syntax-tree';
-import { noteQuery } from '../../deps';
+import { noteQuery, recordInto } from '../../deps';
 import { RecordedMap } from '../../recorded';
+import { coverDescribed } from './describe';
 import { CUDA_ARCH, type TargetArch } from './arch';
 import { brief, hasQualifier, hasToken, joinContinuations, lineOf, named, type Node, type Snippets } from './syntax';
 
@@ -161,17 +162,29 @@ const MAX_WALK_DEPTH = 200;
 /** How deep a `#if` expression (macros within macros) is evaluated; definitions are memoised. */
 const MAX_PP_DEPTH = 400;
 
+/** `FileInfo.callables`, read without recording (also the answer to its read: ./deps.ts). */
+export function callablesOf(file: FileInfo, name: string, scope: string | undefined): FnDef[] {
+  return (file.functions.get(name) ?? []).filter((d) => !d.isGlobal && d.body && (scope === undefined || inScope(d, scope)));
+}
+
+/** Whether a function is a member of a struct, or in a namespace, named `scope`. */
+function inScope(d: FnDef, scope: string): boolean {
+  if (d.owner?.name === scope) return true;
+  for (let p = d.node.parentNode(); p; p = p.parentNode()) if (p.rawType() === 'namespace_definition' && p.childForFieldName('name')?.text === scope) return true;
+  return false;
+}
+
 export class FileInfo {
   readonly macros = new Map<string, MacroDef[]>();
   readonly includes: Include[] = [];
-  readonly functions = new RecordedMap<string, FnDef[]>('functions');
+  readonly functions = new RecordedMap<string, FnDef[]>('functions', undefined, coverDescribed);
   readonly kernels: FnDef[] = [];
-  readonly structs = new RecordedMap<string, StructDef>('structs');
-  readonly typedefs = new RecordedMap<string, TypeAlias>('typedefs');
+  readonly structs = new RecordedMap<string, StructDef>('structs', undefined, coverDescribed);
+  readonly typedefs = new RecordedMap<string, TypeAlias>('typedefs', undefined, coverDescribed);
   /** Structs by the position of their specifier (anonymous ones are found this way). */
-  readonly structsAt = new RecordedMap<number, StructDef>('structsAt');
-  readonly textures = new RecordedMap<string, TextureRef>('textures');
-  readonly globals = new RecordedMap<string, GlobalDef>('globals');
+  readonly structsAt = new RecordedMap<number, StructDef>('structsAt', undefined, coverDescribed);
+  readonly textures = new RecordedMap<string, TextureRef>('textures', undefined, coverDescribed);
+  readonly globals = new RecordedMap<string, GlobalDef>('globals', undefined, coverDescribed);
   readonly launches: LaunchSite[] = [];
   readonly instantiations: Instantiation[] = [];
   readonly diagnostics: Diagnostic[] = [];
@@ -200,15 +213,46 @@ export class FileInfo {
     this.collectLaunches();
   }
 
-  /** The text of every function that is not a kernel (helpers a kernel may call), computed once. */
+  /**
+   * The text of every function that is not a kernel (helpers a kernel may
+   * call), computed once. Not a read of the kernel that happens to ask first:
+   * what it reads of this text is its `helperMentions:` query.
+   */
   helperText(): string {
-    if (this.helpers === undefined)
-      this.helpers = [...this.functions.values()]
+    this.helpers ??= recordInto(undefined, () =>
+      [...this.functions.values()]
         .flat()
         .filter((f) => !f.isGlobal)
         .map((f) => f.body?.text ?? '')
-        .join('\n');
+        .join('\n'),
+    );
     return this.helpers;
+  }
+
+  /**
+   * The functions named `name` a call can run (not kernels; with a body),
+   * recorded as `callables:name`: a call in host code to a kernel's name (a
+   * launch) does not read that kernel, so typing in the kernel does not
+   * analyse the launches of others again. A qualified call (`scope`: `cg`
+   * of `cg::reduce`) runs only a function of a namespace or struct of that
+   * name, not a global one of the file that happens to share its name.
+   */
+  callables(name: string, scope?: string): FnDef[] {
+    noteQuery(`callables:${scope ? `${scope}::` : ''}${name}`);
+    const defs = recordInto(undefined, () => callablesOf(this, name, scope));
+    coverDescribed(defs);
+    return defs;
+  }
+
+  /**
+   * The parameters of the kernel named `name` (its first definition), recorded
+   * as `kernelParams:name`: their text, not the kernel's body.
+   */
+  kernelParams(name: string): Node[] | undefined {
+    noteQuery(`kernelParams:${name}`);
+    const params = recordInto(undefined, () => (this.functions.get(name) ?? []).find((d) => d.isGlobal)?.params);
+    coverDescribed(params);
+    return params;
   }
 
   /** The macro `name` as defined at position `pos`, or undefined. */

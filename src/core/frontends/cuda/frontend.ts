@@ -17,7 +17,7 @@ import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
-import { searchStatements, syntaxRoot } from '../../syntax-tree';
+import { searchTogether, syntaxRoot } from '../../syntax-tree';
 import type { Deps, RowEdit } from '../../deps';
 import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
@@ -93,6 +93,7 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
   const prefix = headers ? ctx.source.slice(0, headers.text.length) : undefined;
   const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs, false, prefix);
   if (!tree) return { language: 'cuda', kernels: [], diagnostics: [say('parserGaveUp', 1, 'CUDA')] };
+  searchTogether(tree.language, SEARCHED_TOGETHER);
   const root = syntaxRoot(tree, ctx.source);
   const closed = closeBraces(ctx, root, prefix);
   const arch = targetArch(ctx.gpu);
@@ -235,8 +236,7 @@ export function clearCudaCache(): void {
  */
 function closeBraces(ctx: FrontendContext, root: Node, prefix: string | undefined): { tree: Tree; text: string } | null {
   if (!root.hasError) return null;
-  // Counted per top-level statement, kept with it: after an edit only the statements it touched are counted again.
-  searchStatements(root, BRACES);
+  // Counted per top-level statement with an error, kept with it: after an edit only the statements it touched are counted again.
   let missing = 0;
   for (const st of root.children) missing += braceBalance(st);
   if (missing <= 0) return null;
@@ -249,10 +249,16 @@ function closeBraces(ctx: FrontendContext, root: Node, prefix: string | undefine
 
 const BRACES = ['{', '}'];
 
+/** The searches of a top-level statement made in one walk (syntax-tree.ts `searchTogether`): braces, calls, launches. */
+const SEARCHED_TOGETHER = [BRACES, ['call_expression'], ['kernel_call_syntax']];
+
 /** Per top-level statement: its `{` tokens less its `}` (the parser's missing ones not counted). */
 const balances = new WeakMap<Node, number>();
 
 function braceBalance(st: Node): number {
+  // A statement parsed without an error has its braces paired (every rule of the grammar with a `{` has its `}`;
+  // 23,374 such statements of the corpora checked): only a brace that is a statement of its own counts.
+  if (!st.hasError) return st.type === '{' ? 1 : st.type === '}' ? -1 : 0;
   let b = balances.get(st);
   if (b === undefined) {
     b = 0;
@@ -317,7 +323,10 @@ function userValues(ctx: FrontendContext): Map<string, number> {
 function syntaxErrors(root: Node): Diagnostic[] {
   if (!root.hasError) return [];
   const out: Diagnostic[] = [];
-  for (const e of root.descendantsOfType('ERROR')) {
+  // Searched per top-level statement, only where an error is (each keeps its list: after an edit only new statements are searched).
+  const errors = root.type === 'ERROR' ? [root] : [];
+  for (const st of root.children) if (st.hasError && errors.length < MAX_SYNTAX_DIAGNOSTICS) errors.push(...st.descendantsOfType('ERROR'));
+  for (const e of errors) {
     if (out.length >= MAX_SYNTAX_DIAGNOSTICS) break;
     out.push(say('parseError', lineOf(e), `cannot read \`${brief(e, 40)}\``));
   }

@@ -211,9 +211,9 @@ const callerMemo = new WeakMap<BindingSet, Map<string, { value: { params: HostPa
  */
 function aliases(args: Val[], file: FileInfo, site: LaunchSite): Map<string, string> {
   const out = new Map<string, string>();
-  const def = (file.functions.get(site.name) ?? []).find((d) => d.isGlobal);
-  if (!def) return out;
-  def.params.forEach((p, i) => {
+  const params = file.kernelParams(site.name);
+  if (!params) return out;
+  params.forEach((p, i) => {
     const e = args[i]?.e;
     const name = p.childForFieldName('declarator') ? unwrapDeclarator({ k: 'void' }, p.childForFieldName('declarator')).name : '';
     if (!e || !name || e.terms.size !== 1) return;
