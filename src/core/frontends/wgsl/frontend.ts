@@ -222,18 +222,24 @@ function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) =
     .map((d) => d as { start?: number; end?: number })
     .filter((d): d is { start: number; end: number } => typeof d.start === 'number' && typeof d.end === 'number' && !namedSpans.has(d.start))
     .map((d) => ({ line: lineOf(d.start), text: src.slice(d.start, d.end) }));
-  // With an edit: lines as they were before it (rows the edit touched never answer the same).
-  const text = (e: { start: number; end: number }, edit: RowEdit | undefined) => `${lineBefore(lineOf(e.start), edit)}:${src.slice(e.start, e.end)}`;
-  // The words of each declaration, found once for every entry point that reaches it.
-  const wordsOf = new Map<number, string[]>();
-  const words = (e: { start: number; end: number }): string[] => {
-    let w = wordsOf.get(e.start);
-    if (!w) wordsOf.set(e.start, (w = src.slice(e.start, e.end).match(/[A-Za-z_]\w*/g) ?? []));
-    return w;
+  // A declaration's words and hash, found once for every entry point that reaches it, and kept by its text
+  // for the next version of the file (most declarations are the same text at the next keystroke).
+  const seenAt = new Map<number, Declaration>();
+  const decl = (e: { start: number; end: number }): Declaration => {
+    let d = seenAt.get(e.start);
+    if (!d) seenAt.set(e.start, (d = declaration(src.slice(e.start, e.end))));
+    return d;
   };
-  return (fn, edit) => {
+  const words = (e: { start: number; end: number }): string[] => decl(e).words;
+  // With an edit: lines as they were before it (rows the edit touched never answer the same).
+  const text = (e: { start: number; end: number }, edit: RowEdit | undefined) => `${lineBefore(lineOf(e.start), edit)}:${decl(e).hash}`;
+  // The declarations an entry point reaches, found once per entry point (answered with and without an edit).
+  const reachOf = new Map<number, { reached: [string, { start: number; end: number }][]; says: boolean }>();
+  const reach = (fn: { start: number; end: number }) => {
+    let r = reachOf.get(fn.start);
+    if (r) return r;
     const seen = new Set<string>();
-    const parts: string[] = [];
+    r = { reached: [], says: decl(fn).saysLine };
     const queue = [words(fn)];
     while (queue.length) {
       for (const w of queue.pop()!) {
@@ -241,16 +247,42 @@ function entryContexts(ast: WeslAST, mod: ModuleInfo, lineOf: (offset: number) =
         seen.add(w);
         for (const e of named.get(w) ?? []) {
           if (e.start === fn.start) continue;
-          parts.push(`${w}@${text(e, edit)}`);
+          r.reached.push([w, e]);
+          r.says ||= decl(e).saysLine;
           queue.push(words(e));
         }
       }
     }
-    const all = `${parts.sort().join('\u0001')}\u0002${unnamed.map((u) => `${lineBefore(u.line, edit)}:${u.text}`).join('\u0001')}`;
+    reachOf.set(fn.start, r);
+    return r;
+  };
+  return (fn, edit) => {
+    const { reached, says } = reach(fn);
+    const parts = reached.map(([w, e]) => `${w}@${text(e, edit)}`);
+    const all = `${parts.sort().join('\u0001')}\u0002${unnamed.map((u) => `${lineBefore(u.line, edit)}:${declaration(u.text).hash}`).join('\u0001')}`;
     // A kernel moved by an edit has "line N" in its notes moved too: not one that read such words (engine/shift.ts).
-    if (edit && (saysLineWords(all) || saysLineWords(src.slice(fn.start, fn.end)))) return unanswered();
+    if (edit && (says || unnamed.some((u) => declaration(u.text).saysLine))) return unanswered();
     return hash53(all);
   };
+}
+
+interface Declaration {
+  words: string[];
+  hash: string;
+  /** Whether its text says "line N" (`saysLineWords`). */
+  saysLine: boolean;
+}
+
+/** Declarations by text, kept across versions of a file (bounded; what each holds depends on the text alone). */
+const declarations = new Map<string, Declaration>();
+
+function declaration(text: string): Declaration {
+  let d = declarations.get(text);
+  if (!d) {
+    if (declarations.size >= 8192) declarations.clear();
+    declarations.set(text, (d = { words: [...new Set(text.match(/[A-Za-z_]\w*/g))], hash: hash53(text), saysLine: saysLineWords(text) }));
+  }
+  return d;
 }
 
 function parse(code: string, path: string, lineOf: (offset: number) => number, diags: Diagnostic[]): WeslAST | undefined {
