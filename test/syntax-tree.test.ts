@@ -176,6 +176,29 @@ describe('syntax view', () => {
     }
   });
 
+  it('a read of a wrapper\'s own node that holds statements (its text, a search) reads those statements too', async () => {
+    const p = await loadParsers();
+    const text = '#ifndef G_H\n#define G_H\nnamespace ops {\nint a = 1;\nnamespace inner {\nint b = 2;\n}\n}\n#endif\n';
+    const tree = p.cuda.parse(text)!;
+    try {
+      const root = syntaxRoot(tree, text);
+      const guard = root.children[0];
+      const ns = guard.namedChildren.find((c) => c.type === 'namespace_definition')!;
+      const rows = (read: () => unknown): number[] => {
+        const d = new Deps(root);
+        recordInto(d, read);
+        return [...d.rows].sort((a, b) => a - b);
+      };
+      assert.deepEqual(rows(() => ns.childForFieldName('name')?.text), [2], 'the namespace\'s name: its own unit');
+      assert.deepEqual(rows(() => ns.text), [2, 3, 4, 5], 'its text: the statements inside, nested ones too');
+      assert.deepEqual(rows(() => ns.childForFieldName('body')?.descendantsOfType('declaration')), [2, 3, 4, 5], 'a search of its body');
+      assert.deepEqual(rows(() => guard.childForFieldName('name')?.text), [0], 'the guard\'s name');
+      assert.deepEqual(rows(() => guard.descendantsOfType('declaration').length), [0, 1, 2, 3, 4, 5], 'a search of the guard');
+    } finally {
+      tree.delete();
+    }
+  });
+
   it('after an edit of a large file, the first view lets go of the edited statement\'s nodes and carries the rest', async () => {
     // A view of over 20,000 nodes is not swept node by node after an edit (a first edit of a 10,000-line
     // file spent 30 ms there): the nodes the dead statement made are let go by walking them.

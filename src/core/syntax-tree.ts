@@ -85,9 +85,11 @@ const NO_PARENT = null;
  * A read of `n` while a kernel's reads are recorded (deps.ts): its top-level
  * statement (its read unit), or the whole module for the root's contents.
  * Not inside a node an answer already covers (`cover`), unless the read
- * leads out of `n` (`escapes`: its parent).
+ * leads out of `n` (`escapes`: its parent). `holds`: the read takes in
+ * what `n` holds (its text, its children, a search), which for a wrapper's
+ * own node is the statements inside it too.
  */
-function touched(n: SyntaxNode, content: boolean, escapes = false): void {
+function touched(n: SyntaxNode, content: boolean, escapes = false, holds = content): void {
   const d = recording();
   if (!d) return;
   const top = n.topNode();
@@ -96,10 +98,35 @@ function touched(n: SyntaxNode, content: boolean, escapes = false): void {
     return;
   }
   if (top.parentNode() !== d.root) return;
-  const row = n.readUnit()!.startPosition.row;
+  const unit = n.readUnit()!;
+  // The text, children or descendants of a wrapper's own node (itself, a namespace's body) hold the statements
+  // inside it: those are read too, each as its own unit.
+  if (holds && WRAPPERS.has(unit.rawType())) readInner(d, unit, n);
+  const row = unit.startPosition.row;
   if (d.rows.has(row)) return;
   if (!escapes && d.covered && within(d.covered.get(row) as SyntaxNode[] | undefined, n)) return;
   d.rows.add(row);
+}
+
+/** Per recording, the wrapper nodes whose inner statements were recorded (`readInner`). */
+const expanded = new WeakMap<object, Set<SyntaxNode>>();
+
+/** Records the statements inside wrapper `w` (nested wrappers' too) that lie in `n`, a node of the wrapper's own. */
+function readInner(d: { rows: Set<number> }, w: SyntaxNode, n: SyntaxNode): void {
+  let done = expanded.get(d);
+  if (!done) expanded.set(d, (done = new Set()));
+  if (done.has(n)) return;
+  done.add(n);
+  const start = n.startIndex;
+  const end = n.spanEnd();
+  const add = (u: SyntaxNode): void => {
+    for (const c of innerStatements(u)) {
+      if (c.startIndex < start || c.spanEnd() > end) continue;
+      d.rows.add(c.startPosition.row);
+      if (WRAPPERS.has(c.rawType())) add(c);
+    }
+  };
+  add(w);
 }
 
 function within(spans: SyntaxNode[] | undefined, n: SyntaxNode): boolean {
@@ -371,7 +398,8 @@ export class SyntaxNode {
   }
 
   childForFieldName(name: string): SyntaxNode | null {
-    touched(this, true);
+    // One child, read on its own when it is read (a namespace's body holds its statements; its name does not).
+    touched(this, true, false, false);
     const fields = (this._fields ??= new Map());
     let c = fields.get(name);
     if (c === undefined) {
