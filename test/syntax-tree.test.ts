@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { Node as TsNode, Parser } from 'web-tree-sitter';
-import { cover, descendantsByStatement, searchTogether, syntaxRoot, viewNodeCount, type SyntaxNode } from '../src/core/syntax-tree';
+import { cover, descendantsByStatement, searchTogether, statementAt, syntaxRoot, unitAt, viewNodeCount, type SyntaxNode } from '../src/core/syntax-tree';
 import { Deps, recordInto, replay } from '../src/core/deps';
 import { parseCached } from '../src/core/parsers';
 import { fixtureFile } from './bench/fixtures';
@@ -194,6 +194,21 @@ describe('syntax view', () => {
       assert.deepEqual(rows(() => ns.childForFieldName('body')?.descendantsOfType('declaration')), [2, 3, 4, 5], 'a search of its body');
       assert.deepEqual(rows(() => guard.childForFieldName('name')?.text), [0], 'the guard\'s name');
       assert.deepEqual(rows(() => guard.descendantsOfType('declaration').length), [0, 1, 2, 3, 4, 5], 'a search of the guard');
+    } finally {
+      tree.delete();
+    }
+  });
+
+  it('a row where several statements start answers with all of them (a read is recorded by row)', async () => {
+    const p = await loadParsers();
+    const text = 'int a = 1; int b = 2;  // two\nint c = 3;\n';
+    const tree = p.cuda.parse(text)!;
+    try {
+      const root = syntaxRoot(tree, text);
+      assert.equal(statementAt(root, 0)?.text, 'int a = 1;\u0000int b = 2;\u0000// two');
+      assert.equal(statementAt(root, 0), statementAt(root, 0), 'the same object: its hash is kept');
+      assert.equal(unitAt(root, 0)?.text, 'int a = 1;');
+      assert.equal(statementAt(root, 1)?.text, 'int c = 3;');
     } finally {
       tree.delete();
     }

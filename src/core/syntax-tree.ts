@@ -615,33 +615,52 @@ function searchOnce(root: SyntaxNode, types: readonly string[]): void {
   kids.forEach((c, i) => c.searched(key) || c.rememberSearch(key, buckets[i]));
 }
 
-/** The top-level statements of a tree by start row (kept per root). */
-const byRow = new WeakMap<SyntaxNode, Map<number, SyntaxNode>>();
+/** The units of a tree by start row (kept per root): several when statements (or a comment) share a row. */
+const byRow = new WeakMap<SyntaxNode, Map<number, SyntaxNode | SyntaxNode[]>>();
 
-/** The top-level statement of `root`'s tree that starts at `row`, if any. */
+/** The text a row's several units answer with together (kept per first unit). */
+const sharedRows = new WeakMap<SyntaxNode, { text: string }>();
+
+/**
+ * The text a read recorded at `row` is answered with: the unit starting
+ * there (a wrapper: its own text, its statements cut out); when several
+ * start on that row (`int a = 1; int b = 2;`, a statement and its comment),
+ * all of them — a read is recorded by row, so any of them may be the one read.
+ */
 export function statementAt(root: SyntaxNode, row: number): { text: string } | undefined {
-  const unit = unitAt(root, row);
-  return unit && WRAPPERS.has(unit.rawType()) ? headerOf(unit) : unit;
+  const at = unitsByRow(root).get(row);
+  if (at === undefined) return undefined;
+  const own = (u: SyntaxNode): { text: string } => (WRAPPERS.has(u.rawType()) ? headerOf(u) : u);
+  if (!Array.isArray(at)) return own(at);
+  let shared = sharedRows.get(at[0]);
+  if (!shared) sharedRows.set(at[0], (shared = { text: at.map((u) => own(u).text).join('\u0000') }));
+  return shared;
 }
 
 /**
  * The statement a read recorded at `row` stands for (`readUnit`): a top-level
- * statement, a wrapper, or a statement inside one. `statementAt` gives its
- * text as the reads are answered (a wrapper: its own text, its statements
- * cut out).
+ * statement, a wrapper, or a statement inside one (the first, when several
+ * start on that row). `statementAt` gives the text the reads are answered with.
  */
 export function unitAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
+  const at = unitsByRow(root).get(row);
+  return Array.isArray(at) ? at[0] : at;
+}
+
+function unitsByRow(root: SyntaxNode): Map<number, SyntaxNode | SyntaxNode[]> {
   let rows = byRow.get(root);
   if (!rows) {
-    const map = new Map<number, SyntaxNode>();
+    const map = new Map<number, SyntaxNode | SyntaxNode[]>();
     const add = (st: SyntaxNode): void => {
-      map.set(st.startPosition.row, st);
+      const row = st.startPosition.row;
+      const there = map.get(row);
+      map.set(row, there === undefined ? st : Array.isArray(there) ? [...there, st] : [there, st]);
       if (WRAPPERS.has(st.rawType())) for (const c of innerStatements(st)) add(c);
     };
     for (const st of root.children) add(st);
     byRow.set(root, (rows = map));
   }
-  return rows.get(row);
+  return rows;
 }
 
 const views = new WeakMap<Tree, TreeView>();
