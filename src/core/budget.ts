@@ -126,6 +126,8 @@ export class Budget {
 
   /** True once the time slice is over: finish the current unit of work, start no new one. */
   over(): boolean {
-    return this.sliceEnd !== Infinity && Date.now() > this.sliceEnd;
+    // At its end, not a millisecond after: a zero-length slice is over at once (one new unit of work per call),
+    // however fast the work (a clock tick is not a slice).
+    return this.sliceEnd !== Infinity && Date.now() >= this.sliceEnd;
   }
 }
