@@ -512,6 +512,55 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.equal(kernelStats.analysed - alias, 1, 'the alias read by scale changed');
   });
 
+  it('triton: typing in a host function analyses again only what reads the statement typed in (its assignments to a name, its return, its statements one by one)', () => {
+    const src = [
+      'import torch',
+      'import triton',
+      'import triton.language as tl',
+      '',
+      '',
+      '@triton.jit',
+      'def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):',
+      '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+      '    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)',
+      '',
+      '',
+      'def rows(x):',
+      '    return x.numel()',
+      '',
+      '',
+      'def scale(x):',
+      '    n = rows(x)',
+      '    block = 1024',
+      '    note = "scaling"',
+      '    scale_kernel[(triton.cdiv(n, block),)](x, n, BLOCK=block)',
+      '    return x',
+      '',
+      '',
+      'if __name__ == "__main__":',
+      '    scale(torch.randn(8192, device="cuda"))',
+      '',
+    ].join('\n');
+    const texts = [
+      src.replace('note = "scaling"', 'note = "scaling!"'),
+      src.replace('    note = "scaling"', '    note = "scaling"\n    block = 256'),
+      src.replace('    return x.numel()', '    return x.numel() // 2'),
+      src.replace('    return x.numel()', '    y = 3\n    return x.numel()'),
+      src.replace('    n = rows(x)', '    n = rows(x)\n    if n > 4096:\n        n = 4096'),
+    ];
+    warmEqualsCold(parsers, 'host_typing.py', [src], texts, (i) => ['a statement nothing reads', 'an assignment to the block size added', 'the return of a function a size comes from', 'a statement added before that return', 'an if that assigns the size'][i]);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'host_typing.py' });
+    const before = kernelStats.analysed;
+    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'host_typing.py' });
+    assert.equal(r.kernels[0].bindings.BLOCK, 1024);
+    assert.equal(kernelStats.analysed - before, 0, 'typing in a statement of the launcher no launch reads');
+    const block = kernelStats.analysed;
+    const r2 = analyzeSource(texts[0].replace('    note = "scaling!"', '    note = "scaling!"\n    block = 256'), parsers, { gpu: H100, path: 'host_typing.py' });
+    assert.equal(r2.kernels[0].bindings.BLOCK, 256);
+    assert.ok(kernelStats.analysed - block >= 1, 'an assignment to the block size: analysed again');
+  });
+
   it('cuda: with headers read in front, a text with syntax errors is parsed from the headers\' tree, the same whatever came before', () => {
     const header = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'common', 'pair_ops.h'), 'utf8');
     const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'include_header.cu'), 'utf8');

@@ -167,8 +167,8 @@ export function keyRow(row: number): number {
   return rowAfter(before, row) ?? -1;
 }
 
-/** Query maps whose keys are rows (shifted with a kept kernel's reads). */
-const ROW_KEYED = new Set(['live']);
+/** Query maps whose keys start with a row (`live:12`, `assigns:12:x`: shifted with a kept kernel's reads). */
+const ROW_KEYED = new Set(['live', 'assigns', 'returns']);
 
 /**
  * The reads of a kernel kept after `e` moved what it read: rows where the
@@ -188,9 +188,10 @@ export function shiftedDeps(d: Deps, e: RowEdit): Deps | undefined {
       out.queries.add(q);
       continue;
     }
-    const to = rowAfter(e, Number(q.slice(colon + 1)));
+    const end = q.indexOf(':', colon + 1);
+    const to = rowAfter(e, Number(q.slice(colon + 1, end < 0 ? undefined : end)));
     if (to === undefined) return undefined;
-    out.queries.add(`${q.slice(0, colon)}:${to}`);
+    out.queries.add(`${q.slice(0, colon)}:${to}${end < 0 ? '' : q.slice(end)}`);
   }
   return out;
 }

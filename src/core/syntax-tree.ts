@@ -101,7 +101,7 @@ function touched(n: SyntaxNode, content: boolean, escapes = false, holds = conte
   const unit = n.readUnit()!;
   // The text, children or descendants of a wrapper's own node (itself, a namespace's body) hold the statements
   // inside it: those are read too, each as its own unit.
-  if (holds && WRAPPERS.has(unit.rawType())) readInner(d, unit, n);
+  if (holds && isWrapper(unit)) readInner(d, unit, n);
   const row = unit.startPosition.row;
   if (d.rows.has(row)) return;
   if (!escapes && d.covered && within(d.covered.get(row) as SyntaxNode[] | undefined, n)) return;
@@ -123,7 +123,7 @@ function readInner(d: { rows: Set<number> }, w: SyntaxNode, n: SyntaxNode): void
     for (const c of innerStatements(u)) {
       if (c.startIndex < start || c.spanEnd() > end) continue;
       d.rows.add(c.startPosition.row);
-      if (WRAPPERS.has(c.rawType())) add(c);
+      if (isWrapper(c)) add(c);
     }
   };
   add(w);
@@ -157,25 +157,60 @@ export function cover(n: SyntaxNode): void {
 }
 
 /**
- * Top-level statements whose inside is statements of their own to the
- * recorded reads (C, C++, CUDA): an include guard or `#if` around the file
- * (and its `#else`), a `namespace`, an `extern "C"` block. A kernel inside
- * one reads the statement it stands in, not the whole wrapper: an edit
- * elsewhere in the wrapper does not analyse it again.
+ * Statements whose inside is statements of their own to the recorded reads:
+ * in C, C++ and CUDA an include guard or `#if` around the file (and its
+ * `#else`), a `namespace`, an `extern "C"` block; in Python a function (and
+ * its decorated definition). A kernel inside one reads the statement it
+ * stands in, not the whole wrapper: an edit elsewhere in the wrapper does not
+ * analyse it again; a read of a host function's assignment to one name is not
+ * a read of the whole function.
  */
-const WRAPPERS = new Set(['preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'namespace_definition', 'linkage_specification']);
-const BODIED = new Set(['namespace_definition', 'linkage_specification']);
+const WRAPPERS = new Set(['preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'namespace_definition', 'linkage_specification', 'decorated_definition', 'function_definition']);
+
+/** Whether a node is a wrapper (`WRAPPERS`; a C function is not: only a Python one, whose body is a block). */
+function isWrapper(n: SyntaxNode): boolean {
+  const type = n.rawType();
+  if (!WRAPPERS.has(type)) return false;
+  return type !== 'function_definition' || bodyOf(n) !== undefined;
+}
+
+/** The node holding a wrapper's statements when they are not its own children: a namespace's body, a Python function's block. */
+function bodyOf(w: SyntaxNode): SyntaxNode | undefined {
+  switch (w.rawType()) {
+    case 'namespace_definition':
+    case 'linkage_specification':
+      return w.rawNamedChildren().find((c) => c.rawType() === 'declaration_list');
+    case 'function_definition':
+      return w.rawNamedChildren().find((c) => c.rawType() === 'block');
+    default:
+      return undefined;
+  }
+}
 
 /**
- * The statements inside a wrapper (its named children, through a namespace's
- * body, that start on a later row than it: its header and footer are the
+ * The statements inside a wrapper (its named children, through its body,
+ * that start on a later row than it: its header and footer are the
  * wrapper's own). Read without recording.
  */
 function innerStatements(w: SyntaxNode): SyntaxNode[] {
   const row = w.rawStartPosition.row;
-  const kids = w.rawNamedChildren();
-  const body = BODIED.has(w.rawType()) ? kids.find((c) => c.rawType() === 'declaration_list') : undefined;
-  return (body ? body.rawNamedChildren() : kids).filter((c) => c.rawStartPosition.row > row);
+  const body = bodyOf(w);
+  return (body ? body.rawNamedChildren() : w.rawNamedChildren()).filter((c) => c !== body && c.rawStartPosition.row > row);
+}
+
+/**
+ * Whether `n` is a Python function whose statements are read units of their
+ * own (a top-level function or method-free module function, or one standing
+ * as a statement in such a function): its reads of one name's assignments or
+ * of its `return` can be recorded as queries keyed by its row.
+ */
+export function isStatementWrapper(n: SyntaxNode): boolean {
+  return n.readUnit() === n && isWrapper(n);
+}
+
+/** The text a read of `n`'s own unit is answered with: a wrapper's own text (its statements cut out), or its text. */
+export function ownText(n: SyntaxNode): { text: string } {
+  return isWrapper(n) ? headerOf(n) : n;
 }
 
 /** A wrapper's own text (its statements cut out), for the answer to a read of its header (deps.ts). */
@@ -325,18 +360,11 @@ export class SyntaxNode {
     if (this._unit !== undefined) return this._unit;
     const top = this.topNode();
     let unit = top;
-    if (top && top !== this && WRAPPERS.has(top.rawType())) {
-      const chain: SyntaxNode[] = [];
-      for (let n: SyntaxNode | null = this; n && n !== top; n = n.parentNode()) chain.push(n);
-      chain.reverse();
-      let i = 0;
-      while (unit && WRAPPERS.has(unit.rawType()) && i < chain.length) {
-        let a = chain[i];
-        if (BODIED.has(unit.rawType()) && a.rawType() === 'declaration_list') a = chain[++i];
-        if (!a || !a.raw.isNamed || a.rawStartPosition.row <= unit.rawStartPosition.row) break;
-        unit = a;
-        i++;
-      }
+    if (top && top !== this) {
+      // The parent's unit, unless that is a wrapper this node stands in as a statement of its own.
+      const p = this.parentNode()!;
+      unit = p.readUnit();
+      if (unit && isWrapper(unit) && (p === unit || p === bodyOf(unit)) && this !== bodyOf(unit) && this.raw.isNamed && this.rawStartPosition.row > unit.rawStartPosition.row) unit = this;
     }
     this._unit = unit;
     return unit;
@@ -630,7 +658,7 @@ const sharedRows = new WeakMap<SyntaxNode, { text: string }>();
 export function statementAt(root: SyntaxNode, row: number): { text: string } | undefined {
   const at = unitsByRow(root).get(row);
   if (at === undefined) return undefined;
-  const own = (u: SyntaxNode): { text: string } => (WRAPPERS.has(u.rawType()) ? headerOf(u) : u);
+  const own = (u: SyntaxNode): { text: string } => (isWrapper(u) ? headerOf(u) : u);
   if (!Array.isArray(at)) return own(at);
   let shared = sharedRows.get(at[0]);
   if (!shared) sharedRows.set(at[0], (shared = { text: at.map((u) => own(u).text).join('\u0000') }));
@@ -655,7 +683,7 @@ function unitsByRow(root: SyntaxNode): Map<number, SyntaxNode | SyntaxNode[]> {
       const row = st.startPosition.row;
       const there = map.get(row);
       map.set(row, there === undefined ? st : Array.isArray(there) ? [...there, st] : [there, st]);
-      if (WRAPPERS.has(st.rawType())) for (const c of innerStatements(st)) add(c);
+      if (isWrapper(st)) for (const c of innerStatements(st)) add(c);
     };
     for (const st of root.children) add(st);
     byRow.set(root, (rows = map));

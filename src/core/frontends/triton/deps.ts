@@ -5,9 +5,9 @@
  * same answers give the same report; the driver compares the answers and
  * reuses the kernel when they match.
  */
-import { answerLine, answerReads, answersOf, answerRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
-import { statementAt, type SyntaxNode as Node } from '../../syntax-tree';
-import { moduleAssigns } from './host';
+import { answerLine, answerReads, answersOf, answerRow, keyRow, recordInto, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
+import { isStatementWrapper, ownText, statementAt, unitAt, type SyntaxNode as Node } from '../../syntax-tree';
+import { frameAssigns, lastReturn, moduleAssigns } from './host';
 import { launchesOf, type FnInfo, type ModuleInfo } from './module';
 import { line } from './syntax';
 
@@ -24,9 +24,17 @@ function nodeAnswer(n: Node | null | undefined): string {
 
 function fnAnswer(f: FnInfo | undefined): string {
   if (!f) return NONE;
-  const stmt = f.node.parent?.type === 'decorated_definition' ? f.node.parent : f.node;
-  // The statement's text by its hash, kept with the statement (an edit elsewhere does not hash it again).
-  return [answerLine(f.line), f.isJit, f.decorators.join(','), f.returnsValue, f.autotune ? statementHash(f.autotune) : '', f.heuristics ? statementHash(f.heuristics) : '', statementHash(stmt)].join('\u0001');
+  const decorated = f.node.parentNode();
+  // The function's own text (its decorators, its `def` line; its body's statements are read units of their own,
+  // each recorded where it is read) by its hash, kept with it (an edit elsewhere does not hash it again).
+  const own = [statementHash(ownText(f.node)), decorated?.type === 'decorated_definition' ? statementHash(ownText(decorated)) : ''];
+  return [answerLine(f.line), f.isJit, f.decorators.join(','), f.returnsValue, f.autotune ? statementHash(f.autotune) : '', f.heuristics ? statementHash(f.heuristics) : '', ...own].join('\u0001');
+}
+
+/** A row-keyed query's function (`assigns:12:x`, `returns:12`): the function whose statements are read units, at that row now. */
+function frameAt(m: ModuleInfo, row: string): Node | undefined {
+  const fn = unitAt(m.root, keyRow(Number(row)));
+  return fn && isStatementWrapper(fn) ? fn : undefined;
 }
 
 /** The module-level constants a kernel's bindings take (bindings.ts `bindGlobals`), as an answer. */
@@ -55,6 +63,18 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
           })
           .join('\n') || NONE
       );
+    }
+    case 'assigns': {
+      // A function's assignments to one name: where each is and its text (what is read inside it is this answer's).
+      const colon = key.indexOf(':');
+      const fn = frameAt(m, key.slice(0, colon));
+      if (!fn) return NONE;
+      return (frameAssigns(fn).get(key.slice(colon + 1)) ?? []).map((a) => `${answerRow(a.node.startPosition.row)}:${a.index ?? ''}:${statementHash(a.node)}`).join('\n');
+    }
+    case 'returns': {
+      const fn = frameAt(m, key);
+      const ret = fn ? recordInto(undefined, () => lastReturn(fn)) : undefined;
+      return fn ? (ret ? `${answerRow(ret.startPosition.row)}:${statementHash(ret)}` : '-') : NONE;
     }
     case 'constGlobals':
       return constGlobals();

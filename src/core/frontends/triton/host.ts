@@ -18,7 +18,7 @@
  * benchmark row taken are choices: `alternatives` evaluates an expression
  * under the others too (the values the editor suggests). Never throws.
  */
-import type { SyntaxNode as Node } from '../../syntax-tree';
+import { cover, isStatementWrapper, type SyntaxNode as Node } from '../../syntax-tree';
 import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import { parseDtype } from '../common';
@@ -102,7 +102,6 @@ export class HostEnv {
     if (c) replay(this.conflictReads.get(fn));
     return c;
   }
-  private readonly assigns = new Map<number, Map<string, Assign[]>>();
   /**
    * Parameter values read from call sites, kept for the evaluator's life, several per parameter: each with the
    * choices it consulted (a call site among several, a benchmark row) and what was picked for them, and taken
@@ -156,7 +155,7 @@ export class HostEnv {
   returnOf(f: string, call: Node, scope: HostScope, depth: number): HostValue | undefined {
     const fn = this.m.functions.get(f);
     if (!fn || fn.isJit || depth > 40 || this.callerDepth >= MAX_CALLER_DEPTH + 2) return undefined;
-    const ret = lastReturn(fn.node);
+    const ret = returnExpr(fn.node);
     if (!ret) return undefined;
     const args = this.argsOf(fn, call, scope, depth);
     this.callerDepth++;
@@ -229,17 +228,16 @@ export class HostEnv {
       noteQuery(`bind:${x}`);
       return moduleAssigns(this.root).get(x);
     }
-    void scope.type; // the function is read (recorded even when its index is cached)
-    return this.assignsOf(scope).get(x);
-  }
-
-  /** Assignments `name = …` (and tuple unpacking) in a frame's own code, by name, in line order. */
-  private assignsOf(scope: Node): Map<string, Assign[]> {
-    let out = this.assigns.get(scope.id);
-    if (out) return out;
-    out = assignIndex(scope);
-    this.assigns.set(scope.id, out);
-    return out;
+    if (isStatementWrapper(scope)) {
+      // A function whose statements are read one by one: its assignments to `x`, as a query answered on the
+      // function at that row (deps.ts), not the whole function. What is read inside them is that answer's.
+      noteQuery(`assigns:${scope.startPosition.row}:${x}`);
+      const list = frameAssigns(scope).get(x);
+      for (const a of list ?? []) cover(a.node);
+      return list;
+    }
+    void scope.type; // the statement the function stands in is read (recorded even when its index is cached)
+    return frameAssigns(scope).get(x);
   }
 
   /**
@@ -660,6 +658,28 @@ function assignIndex(scope: Node, from?: Node): Map<string, Assign[]> {
     }
   }
   return out;
+}
+
+/** `assignIndex` of a function, kept with its node and the row it was read at (read without recording). */
+const frameIndex = new WeakMap<Node, { row: number; index: Map<string, Assign[]> }>();
+
+export function frameAssigns(fn: Node): Map<string, Assign[]> {
+  const row = fn.startPosition.row;
+  const hit = frameIndex.get(fn);
+  if (hit && hit.row === row) return hit.index;
+  // The same function moved by lines added or removed above it (carried over whole): its assignments' lines moved too.
+  const index = hit ? movedAssigns(hit.index, row - hit.row) : recordInto(undefined, () => assignIndex(fn));
+  frameIndex.set(fn, { row, index });
+  return index;
+}
+
+/** `lastReturn`, recorded as a `returns:` query when the function's statements are read one by one (deps.ts). */
+function returnExpr(fn: Node): Node | undefined {
+  if (!isStatementWrapper(fn)) return lastReturn(fn);
+  noteQuery(`returns:${fn.startPosition.row}`);
+  const ret = recordInto(undefined, () => lastReturn(fn));
+  if (ret) cover(ret);
+  return ret;
 }
 
 /** Frames nested in a frame: what stands in them is theirs. */
