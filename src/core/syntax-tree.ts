@@ -167,11 +167,27 @@ export function cover(n: SyntaxNode): void {
  */
 const WRAPPERS = new Set(['preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'namespace_definition', 'linkage_specification', 'decorated_definition', 'function_definition']);
 
-/** Whether a node is a wrapper (`WRAPPERS`; a C function is not: only a Python one, whose body is a block). */
+/**
+ * Whether a node is a wrapper (`WRAPPERS`). Of functions, only Python host
+ * code is: a C function's body is not a block, and a `@triton.jit` function
+ * (a kernel, a helper) is read whole — a kernel's own text is its key
+ * already, and its statements as reads of their own only cost answering.
+ */
 function isWrapper(n: SyntaxNode): boolean {
+  return (n._wrapper ??= wrapperNow(n));
+}
+
+function wrapperNow(n: SyntaxNode): boolean {
   const type = n.rawType();
   if (!WRAPPERS.has(type)) return false;
-  return type !== 'function_definition' || bodyOf(n) !== undefined;
+  if (type === 'decorated_definition') {
+    const def = n.rawNamedChildren().find((c) => c.rawType() === 'function_definition');
+    return def !== undefined && isWrapper(def);
+  }
+  if (type !== 'function_definition') return true;
+  if (bodyOf(n) === undefined) return false;
+  const p = n.parentNode();
+  return !(p && p.rawType() === 'decorated_definition' && p.rawNamedChildren().some((d) => d.rawType() === 'decorator' && /\bjit\b/.test(d.rawText())));
 }
 
 /** The node holding a wrapper's statements when they are not its own children: a namespace's body, a Python function's block. */
@@ -263,6 +279,8 @@ export class SyntaxNode {
   private _flags = -1;
   private _top: SyntaxNode | null | undefined;
   private _unit: SyntaxNode | null | undefined;
+  /** @internal Whether it is a wrapper (`isWrapper`), once asked. */
+  _wrapper: boolean | undefined;
 
   constructor(
     /** @internal The view that made the node (a carried node keeps its own: its handle is of that view's tree). */
@@ -658,10 +676,9 @@ const sharedRows = new WeakMap<SyntaxNode, { text: string }>();
 export function statementAt(root: SyntaxNode, row: number): { text: string } | undefined {
   const at = unitsByRow(root).get(row);
   if (at === undefined) return undefined;
-  const own = (u: SyntaxNode): { text: string } => (isWrapper(u) ? headerOf(u) : u);
-  if (!Array.isArray(at)) return own(at);
+  if (!Array.isArray(at)) return ownText(at);
   let shared = sharedRows.get(at[0]);
-  if (!shared) sharedRows.set(at[0], (shared = { text: at.map((u) => own(u).text).join('\u0000') }));
+  if (!shared) sharedRows.set(at[0], (shared = { text: at.map((u) => ownText(u).text).join('\u0000') }));
   return shared;
 }
 
