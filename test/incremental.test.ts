@@ -561,6 +561,61 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.ok(kernelStats.analysed - block >= 1, 'an assignment to the block size: analysed again');
   });
 
+  it('cuda: typing in one case of a host switch does not analyse the launches of the other cases again', () => {
+    const src = [
+      'template <int BLOCK>',
+      '__global__ void scale(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * BLOCK + threadIdx.x;',
+      '  if (i < n) y[i] = 2.0f * x[i];',
+      '}',
+      '',
+      '__global__ void shift(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  if (i < n) y[i] = x[i] + 1.0f;',
+      '}',
+      '',
+      'template <class T>',
+      'void run(int which, int n, T* y, const T* x) {',
+      '  int threads = 256;',
+      '  switch (which) {',
+      '    case 0:',
+      '      scale<256><<<(n + 255) / 256, 256>>>(y, x, n);',
+      '      break;',
+      '    case 1:',
+      '      scale<128><<<(n + 127) / 128, 128>>>(y, x, n);',
+      '      break;',
+      '    default:',
+      '      threads = 512;',
+      '      shift<<<(n + threads - 1) / threads, threads>>>(y, x, n);',
+      '      break;',
+      '  }',
+      '}',
+      '',
+      'int main() {',
+      '  for (int w = 0; w < 3; w++) run<float>(w, 1 << 20, nullptr, nullptr);',
+      '}',
+      '',
+    ].join('\n');
+    const texts = [
+      src.replace('      scale<128><<<', '      int unused = 1;\n      scale<128><<<'),
+      src.replace('      threads = 512;', '      threads = 1024;'),
+      src.replace('  int threads = 256;', '  int threads = 256;\n  n = n / 2;'),
+      src.replace('    case 1:', '    case 2:'),
+      src.replace('      break;\n    default:', '      n = 64;\n      break;\n    default:'),
+    ];
+    warmEqualsCold(parsers, 'host_switch.cu', [src], texts, (i) => ['a statement in case 1', 'the default case\'s block size', 'a statement before the switch', 'a case label', 'a statement after the launch of case 1'][i]);
+    clearCaches();
+    const first = analyzeSource(src, parsers, { gpu: H100, path: 'host_switch.cu' });
+    const launches = (first.pipelines ?? []).reduce((k, p) => k + p.launches.length, 0);
+    assert.ok(launches >= 3, `${launches} pipeline launches`);
+    const before = kernelStats.analysed;
+    const edited = src.replace('      threads = 512;', '      threads = 512;\n      int note = 0;');
+    analyzeSource(edited, parsers, { gpu: H100, path: 'host_switch.cu' });
+    const again = kernelStats.analysed - before;
+    // The default case's launch of shift (and shift's own analysis, which reads its launch there); not the scale launches of cases 0 and 1.
+    assert.ok(again <= 2 && again < launches, `${again} analysed again of ${launches} launches`);
+  });
+
   it('cuda: with headers read in front, a text with syntax errors is parsed from the headers\' tree, the same whatever came before', () => {
     const header = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'common', 'pair_ops.h'), 'utf8');
     const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'include_header.cu'), 'utf8');

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { Node as TsNode, Parser } from 'web-tree-sitter';
-import { cover, descendantsByStatement, searchTogether, statementAt, syntaxRoot, unitAt, viewNodeCount, type SyntaxNode } from '../src/core/syntax-tree';
+import { cover, descendantsByStatement, searchTogether, statementAt, syntaxRoot, unitAt, unitsAnswer, viewNodeCount, type SyntaxNode } from '../src/core/syntax-tree';
 import { Deps, recordInto, replay } from '../src/core/deps';
 import { parseCached } from '../src/core/parsers';
 import { fixtureFile } from './bench/fixtures';
@@ -137,13 +137,13 @@ describe('syntax view', () => {
 
   it('a read inside a node an answer covers records no statement; a read leading out of it does', async () => {
     const p = await loadParsers();
-    const text = 'int a = 1;\nvoid host() {\n  using E = float;\n  int unused = 0;\n}\n';
+    const text = 'int a = 1;\nstruct Host {\n  using E = float;\n  int unused = 0;\n};\n';
     const tree = p.cuda.parse(text)!;
     try {
       const root = syntaxRoot(tree, text);
       const host = root.children[1];
       const alias = host.descendantsOfType('alias_declaration')[0];
-      const unused = host.descendantsOfType('init_declarator')[0];
+      const unused = host.descendantsOfType('field_declaration')[0];
       const d = new Deps(root);
       recordInto(d, () => {
         cover(alias);
@@ -194,6 +194,88 @@ describe('syntax view', () => {
       assert.deepEqual(rows(() => ns.childForFieldName('body')?.descendantsOfType('declaration')), [2, 3, 4, 5], 'a search of its body');
       assert.deepEqual(rows(() => guard.childForFieldName('name')?.text), [0], 'the guard\'s name');
       assert.deepEqual(rows(() => guard.descendantsOfType('declaration').length), [0, 1, 2, 3, 4, 5], 'a search of the guard');
+    } finally {
+      tree.delete();
+    }
+  });
+
+  it('host code is read statement by statement, blocks within blocks; kernels and device code whole; a list of statements is its own read', async () => {
+    const p = await loadParsers();
+    const cuda = [
+      '__global__ void k(float* y) {', // 0
+      '  int i = threadIdx.x;', // 1
+      '  y[i] = 1.0f;', // 2
+      '}', // 3
+      'template <class T> void run(int which) {', // 4
+      '  int n = 1;', // 5
+      '  switch (which) {', // 6
+      '    case 0:', // 7
+      '      n = 2;', // 8
+      '      break;', // 9
+      '    default:', // 10
+      '      n = 3;', // 11
+      '  }', // 12
+      '}', // 13
+    ].join('\n');
+    const py = ['def host(x):', '    n = 1', '    if x:', '        n = 2', '    # note', '    return n', '', '@triton.jit', 'def kern(p):', '    q = p + 1', ''].join('\n');
+    for (const [parser, text, cases] of [
+      [
+        p.cuda,
+        cuda,
+        [
+          ['y[i]', [0]],
+          ['n = 2', [8]],
+          ['n = 3', [11]],
+          ['(which)', [6]],
+          ['int n', [5]],
+        ],
+      ],
+      [
+        p.python,
+        py,
+        [
+          ['n = 2', [3]],
+          ['n = 1', [1]],
+          ['return n', [5]],
+          ['q = p', [7]],
+        ],
+      ],
+    ] as const) {
+      const tree = parser.parse(text)!;
+      try {
+        const root = syntaxRoot(tree, text);
+        const at = (needle: string): SyntaxNode => {
+          const i = text.indexOf(needle);
+          let n = root;
+          for (;;) {
+            const c = n.namedChildren.find((x) => x.startIndex <= i && i < x.endIndex);
+            if (!c) return n;
+            n = c;
+          }
+        };
+        for (const [needle, rows] of cases) {
+          const d = new Deps(root);
+          const node = at(needle);
+          recordInto(d, () => node.type);
+          assert.deepEqual([...d.rows], rows, needle);
+        }
+      } finally {
+        tree.delete();
+      }
+    }
+    // A list read: where the statements are and what they are, not what they hold.
+    const tree = p.cuda.parse(cuda)!;
+    try {
+      const root = syntaxRoot(tree, cuda);
+      const run = root.children[1];
+      const body = run.childForFieldName('body') ?? run.namedChildren.find((c) => c.type === 'function_definition')!.childForFieldName('body')!;
+      const d = new Deps(root);
+      recordInto(d, () => body.namedChildren.length);
+      assert.deepEqual([...d.rows], [4]);
+      assert.deepEqual([...d.queries], ['units:4']);
+      assert.equal(unitsAnswer(root, 4), '5:declaration,6:switch_statement');
+      assert.equal(unitsAnswer(root, 7), '8:expression_statement,9:break_statement');
+      assert.equal(statementAt(root, 4)?.text, 'template <class T> void run(int which) {\n  \u0000\n}', 'the function\'s own text: one mark for its statements');
     } finally {
       tree.delete();
     }

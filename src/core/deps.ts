@@ -168,7 +168,7 @@ export function keyRow(row: number): number {
 }
 
 /** Query maps whose keys start with a row (`live:12`, `assigns:12:x`: shifted with a kept kernel's reads). */
-const ROW_KEYED = new Set(['live', 'assigns', 'returns']);
+const ROW_KEYED = new Set(['live', 'assigns', 'returns', 'units']);
 
 /**
  * The reads of a kernel kept after `e` moved what it read: rows where the

@@ -17,7 +17,7 @@
  * their positions) gets a new view.
  */
 import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
-import { recording } from './deps';
+import { answerRow, recording } from './deps';
 
 export type Point = { row: number; column: number };
 
@@ -89,7 +89,7 @@ const NO_PARENT = null;
  * what `n` holds (its text, its children, a search), which for a wrapper's
  * own node is the statements inside it too.
  */
-function touched(n: SyntaxNode, content: boolean, escapes = false, holds = content): void {
+function touched(n: SyntaxNode, content: boolean, escapes = false, holds = content, list = false): void {
   const d = recording();
   if (!d) return;
   const top = n.topNode();
@@ -102,6 +102,8 @@ function touched(n: SyntaxNode, content: boolean, escapes = false, holds = conte
   // The text, children or descendants of a wrapper's own node (itself, a namespace's body) hold the statements
   // inside it: those are read too, each as its own unit.
   if (holds && isWrapper(unit)) readInner(d, unit, n);
+  // The list of a wrapper's statements (or a body's): where they are, as a query (`unitsAnswer`).
+  else if (list && isWrapper(unit) && (n === unit || bodiesOf(unit).includes(n))) d.queries.add(`units:${unit.startPosition.row}`);
   const row = unit.startPosition.row;
   if (d.rows.has(row)) return;
   if (!escapes && d.covered && within(d.covered.get(row) as SyntaxNode[] | undefined, n)) return;
@@ -112,7 +114,7 @@ function touched(n: SyntaxNode, content: boolean, escapes = false, holds = conte
 const expanded = new WeakMap<object, Set<SyntaxNode>>();
 
 /** Records the statements inside wrapper `w` (nested wrappers' too) that lie in `n`, a node of the wrapper's own. */
-function readInner(d: { rows: Set<number> }, w: SyntaxNode, n: SyntaxNode): void {
+function readInner(d: { rows: Set<number>; queries: Set<string> }, w: SyntaxNode, n: SyntaxNode): void {
   let done = expanded.get(d);
   if (!done) expanded.set(d, (done = new Set()));
   if (done.has(n)) return;
@@ -120,6 +122,7 @@ function readInner(d: { rows: Set<number> }, w: SyntaxNode, n: SyntaxNode): void
   const start = n.startIndex;
   const end = n.spanEnd();
   const add = (u: SyntaxNode): void => {
+    d.queries.add(`units:${u.startPosition.row}`);
     for (const c of innerStatements(u)) {
       if (c.startIndex < start || c.spanEnd() > end) continue;
       d.rows.add(c.startPosition.row);
@@ -159,19 +162,49 @@ export function cover(n: SyntaxNode): void {
 /**
  * Statements whose inside is statements of their own to the recorded reads:
  * in C, C++ and CUDA an include guard or `#if` around the file (and its
- * `#else`), a `namespace`, an `extern "C"` block; in Python a function (and
- * its decorated definition). A kernel inside one reads the statement it
- * stands in, not the whole wrapper: an edit elsewhere in the wrapper does not
- * analyse it again; a read of a host function's assignment to one name is not
- * a read of the whole function.
+ * `#else`), a `namespace`, an `extern "C"` block, a host function; in Python
+ * a host function (and its decorated definition); in host code of either,
+ * the blocks of `if`, `switch`, `case`, loops, `with`, `try`. A kernel
+ * inside one reads the statement it stands in, not the whole wrapper: an
+ * edit elsewhere in the wrapper does not analyse it again; a launch in one
+ * `case` does not read the others; a read of a host function's assignment
+ * to one name is not a read of the whole function.
  */
-const WRAPPERS = new Set(['preproc_ifdef', 'preproc_if', 'preproc_else', 'preproc_elif', 'namespace_definition', 'linkage_specification', 'decorated_definition', 'function_definition']);
+const WRAPPERS = new Set([
+  'preproc_ifdef',
+  'preproc_if',
+  'preproc_else',
+  'preproc_elif',
+  'namespace_definition',
+  'linkage_specification',
+  'decorated_definition',
+  'function_definition',
+  'template_declaration',
+  // Blocks of host code (a wrapper only as a statement of another: a kernel's are read with the kernel).
+  'if_statement',
+  'else_clause',
+  'elif_clause',
+  'switch_statement',
+  'case_statement',
+  'for_statement',
+  'for_range_loop',
+  'while_statement',
+  'do_statement',
+  'compound_statement',
+  'with_statement',
+  'try_statement',
+  'except_clause',
+  'finally_clause',
+]);
+
+/** The nodes that hold a wrapper's statements in their turn: a namespace's body, a function's or a loop's block. */
+const BODY_TYPES = new Set(['declaration_list', 'compound_statement', 'block']);
 
 /**
- * Whether a node is a wrapper (`WRAPPERS`). Of functions, only Python host
- * code is: a C function's body is not a block, and a `@triton.jit` function
- * (a kernel, a helper) is read whole — a kernel's own text is its key
- * already, and its statements as reads of their own only cost answering.
+ * Whether a node is a wrapper (`WRAPPERS`). Of functions, only host code is:
+ * a kernel, a device function or a `@triton.jit` function is read whole —
+ * a kernel's own text is its key already, and its statements as reads of
+ * their own would only cost answering.
  */
 function isWrapper(n: SyntaxNode): boolean {
   return (n._wrapper ??= wrapperNow(n));
@@ -180,38 +213,70 @@ function isWrapper(n: SyntaxNode): boolean {
 function wrapperNow(n: SyntaxNode): boolean {
   const type = n.rawType();
   if (!WRAPPERS.has(type)) return false;
-  if (type === 'decorated_definition') {
+  if (type === 'decorated_definition' || type === 'template_declaration') {
     const def = n.rawNamedChildren().find((c) => c.rawType() === 'function_definition');
     return def !== undefined && isWrapper(def);
   }
   if (type !== 'function_definition') return true;
-  if (bodyOf(n) === undefined) return false;
+  const body = n.rawNamedChildren().find((c) => c.rawType() === 'block' || c.rawType() === 'compound_statement');
+  if (!body) return false;
+  // C, C++, CUDA: host code only (a kernel or a device function is read whole, its own key).
+  if (body.rawType() === 'compound_statement') return !n.rawChildren().some((c) => DEVICE_CODE.has(c.rawType()));
   const p = n.parentNode();
   return !(p && p.rawType() === 'decorated_definition' && p.rawNamedChildren().some((d) => d.rawType() === 'decorator' && /\bjit\b/.test(d.rawText())));
 }
 
-/** The node holding a wrapper's statements when they are not its own children: a namespace's body, a Python function's block. */
-function bodyOf(w: SyntaxNode): SyntaxNode | undefined {
-  switch (w.rawType()) {
-    case 'namespace_definition':
-    case 'linkage_specification':
-      return w.rawNamedChildren().find((c) => c.rawType() === 'declaration_list');
-    case 'function_definition':
-      return w.rawNamedChildren().find((c) => c.rawType() === 'block');
-    default:
-      return undefined;
+/** The qualifiers of CUDA code that runs on the device. */
+const DEVICE_CODE = new Set(['__global__', '__device__']);
+
+/** The nodes holding a wrapper's statements besides its own children: its bodies (kept with it). */
+function bodiesOf(w: SyntaxNode): readonly SyntaxNode[] {
+  return (w._bodies ??= bodiesNow(w));
+}
+
+const NO_BODIES: readonly SyntaxNode[] = [];
+
+function bodiesNow(w: SyntaxNode): readonly SyntaxNode[] {
+  if (w.rawType() === 'template_declaration') {
+    // A function template whose function starts on the `template` line: its statements, through the function
+    // (on a later line the function is a statement of the template's, and a wrapper itself).
+    const def = w.rawNamedChildren().find((c) => c.rawType() === 'function_definition');
+    return def && def.rawStartPosition.row === w.rawStartPosition.row ? bodiesOf(def) : NO_BODIES;
   }
+  // A block as a statement holds its statements itself.
+  if (w.rawType() === 'compound_statement') return NO_BODIES;
+  const out = w.rawNamedChildren().filter((c) => BODY_TYPES.has(c.rawType()));
+  return out.length ? out : NO_BODIES;
 }
 
 /**
- * The statements inside a wrapper (its named children, through its body,
+ * The statements inside a wrapper (its named children, and its bodies',
  * that start on a later row than it: its header and footer are the
  * wrapper's own). Read without recording.
  */
 function innerStatements(w: SyntaxNode): SyntaxNode[] {
   const row = w.rawStartPosition.row;
-  const body = bodyOf(w);
-  return (body ? body.rawNamedChildren() : w.rawNamedChildren()).filter((c) => c !== body && c.rawStartPosition.row > row);
+  const bodies = bodiesOf(w);
+  const out: SyntaxNode[] = [];
+  const take = (list: SyntaxNode[]) => {
+    for (const c of list) if (!bodies.includes(c) && c.rawStartPosition.row > row) out.push(c);
+  };
+  if (w.rawType() === 'template_declaration' && bodies.length) for (const b of bodies) take(b.rawNamedChildren());
+  else {
+    take(w.rawNamedChildren());
+    for (const b of bodies) take(b.rawNamedChildren());
+  }
+  return out.sort((a, b) => a.rawStart - b.rawStart);
+}
+
+/**
+ * The answer to a `units:ROW` read (a wrapper's list of statements read):
+ * where the statements of the wrapper at that row are and their types (a
+ * list is filtered by type, comments out, without reading each), or none.
+ */
+export function unitsAnswer(root: SyntaxNode, row: number): string {
+  const w = unitAt(root, row);
+  return w && isWrapper(w) ? innerStatements(w).map((c) => `${answerRow(c.startPosition.row)}:${c.rawType()}`).join(',') : '\u2205';
 }
 
 /**
@@ -238,8 +303,13 @@ function headerOf(w: SyntaxNode): { text: string } {
     const all = w.rawText();
     let text = '';
     let at = w.rawStart;
+    // One mark for a run of statements (with only white space between them): how many there are and where is
+    // the answer to `units:` (a read of the list), not a read of the wrapper's own text.
+    let first = true;
     for (const c of innerStatements(w)) {
-      text += all.slice(at - w.rawStart, c.rawStart - w.rawStart) + '\u0000';
+      const gap = all.slice(at - w.rawStart, c.rawStart - w.rawStart);
+      if (first || /\S/.test(gap)) text += gap + '\u0000';
+      first = false;
       at = c.rawStart + c.rawText().length;
     }
     text += all.slice(at - w.rawStart);
@@ -281,6 +351,8 @@ export class SyntaxNode {
   private _unit: SyntaxNode | null | undefined;
   /** @internal Whether it is a wrapper (`isWrapper`), once asked. */
   _wrapper: boolean | undefined;
+  /** @internal A wrapper's bodies (`bodiesOf`), once asked. */
+  _bodies: readonly SyntaxNode[] | undefined;
 
   constructor(
     /** @internal The view that made the node (a carried node keeps its own: its handle is of that view's tree). */
@@ -382,7 +454,7 @@ export class SyntaxNode {
       // The parent's unit, unless that is a wrapper this node stands in as a statement of its own.
       const p = this.parentNode()!;
       unit = p.readUnit();
-      if (unit && isWrapper(unit) && (p === unit || p === bodyOf(unit)) && this !== bodyOf(unit) && this.raw.isNamed && this.rawStartPosition.row > unit.rawStartPosition.row) unit = this;
+      if (unit && isWrapper(unit) && (p === unit || bodiesOf(unit).includes(p)) && !bodiesOf(unit).includes(this) && this.raw.isNamed && this.rawStartPosition.row > unit.rawStartPosition.row) unit = this;
     }
     this._unit = unit;
     return unit;
@@ -414,7 +486,13 @@ export class SyntaxNode {
   }
 
   get children(): SyntaxNode[] {
-    touched(this, true);
+    // The list, not what its members hold: each is read when it is read (a wrapper's list is a `units:` query).
+    touched(this, true, false, false, true);
+    return this.rawChildren();
+  }
+
+  /** @internal */
+  rawChildren(): SyntaxNode[] {
     if (!this._children) {
       this._children = [];
       for (const c of this.ts.children) if (c) this._children.push(this.child_(c));
@@ -423,7 +501,7 @@ export class SyntaxNode {
   }
 
   get namedChildren(): SyntaxNode[] {
-    touched(this, true);
+    touched(this, true, false, false, true);
     return this.rawNamedChildren();
   }
 

@@ -6,7 +6,7 @@
  * answers and reuses the kernel when they match.
  */
 import { answerLine, answerReads, answersOf, answerRow, keyRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
-import { statementAt, unitAt } from '../../syntax-tree';
+import { statementAt, unitAt, unitsAnswer } from '../../syntax-tree';
 import { describe, NONE } from './describe';
 import { callablesOf, type FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
@@ -48,6 +48,8 @@ function answer(file: FileInfo, map: string, key: string): string {
       const st = statementAt(file.root, row);
       return st ? `${statementHash(st)}\u0001${file.decisionsIn(unitAt(file.root, row)!)}` : NONE;
     }
+    case 'units':
+      return unitsAnswer(file.root, keyRow(Number(key)));
     case 'helperMentions':
       return file.helperText().includes(key) ? '1' : '0';
     case 'includes':

@@ -38,7 +38,8 @@ export function lineOf(n: Node): number {
 
 /** Named children without comments. */
 export function named(n: Node): Node[] {
-  return n.namedChildren.filter((c) => c.type !== 'comment');
+  // A type read without recording: the list's read says which are comments (deps: `units:` of a wrapper's list).
+  return n.namedChildren.filter((c) => c.rawType() !== 'comment');
 }
 
 /** True when an anonymous token such as `__global__` is a direct child of `n`. */

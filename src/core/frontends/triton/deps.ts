@@ -6,7 +6,7 @@
  * reuses the kernel when they match.
  */
 import { answerLine, answerReads, answersOf, answerRow, keyRow, recordInto, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
-import { isStatementWrapper, ownText, statementAt, unitAt, type SyntaxNode as Node } from '../../syntax-tree';
+import { isStatementWrapper, ownText, statementAt, unitAt, unitsAnswer, type SyntaxNode as Node } from '../../syntax-tree';
 import { frameAssigns, lastReturn, moduleAssigns } from './host';
 import { launchesOf, type FnInfo, type ModuleInfo } from './module';
 import { line } from './syntax';
@@ -76,6 +76,8 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
       const ret = fn ? recordInto(undefined, () => lastReturn(fn)) : undefined;
       return fn ? (ret ? `${answerRow(ret.startPosition.row)}:${statementHash(ret)}` : '-') : NONE;
     }
+    case 'units':
+      return unitsAnswer(m.root, keyRow(Number(key)));
     case 'constGlobals':
       return constGlobals();
     case 'imports':

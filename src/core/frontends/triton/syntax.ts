@@ -19,8 +19,9 @@ export function field(n: Node, name: string): Node | null {
 
 /** A node's named children but comments (the node's own list when it has none: read-only). */
 export function named(n: Node): readonly Node[] {
+  // A type read without recording: the list's read says which are comments (deps: `units:` of a wrapper's list).
   const all = n.namedChildren;
-  for (const c of all) if (c.type === 'comment') return all.filter((x) => x.type !== 'comment');
+  for (const c of all) if (c.rawType() === 'comment') return all.filter((x) => x.rawType() !== 'comment');
   return all;
 }
 
