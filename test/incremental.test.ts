@@ -108,6 +108,15 @@ function warmEqualsCold(parsers: Parsers, file: string, start: string[], texts: 
   });
 }
 
+/** Analyses `text` after `start` (caches cleared first): its report, and how many kernels it analysed (not kept). */
+function afterEdit(parsers: Parsers, file: string, start: string, text: string): { report: ReturnType<typeof analyzeSource>; analysed: number } {
+  clearCaches();
+  analyzeSource(start, parsers, { gpu: H100, path: file });
+  const before = kernelStats.analysed;
+  const report = analyzeSource(text, parsers, { gpu: H100, path: file });
+  return { report, analysed: kernelStats.analysed - before };
+}
+
 describe('incremental analysis equals a cold one after every edit', function () {
   this.timeout(600_000);
   let parsers: Parsers;
@@ -501,15 +510,10 @@ describe('incremental analysis equals a cold one after every edit', function () 
       src.replace('int unused = 0;', 'int unused = blockDim.y;'),
     ];
     warmEqualsCold(parsers, 'covered.cu', [src], texts, (i) => ['typing beside the alias', 'the alias changed', 'a helper now mentions blockDim.y'][i]);
-    clearCaches();
-    analyzeSource(src, parsers, { gpu: H100, path: 'covered.cu' });
-    const before = kernelStats.analysed;
-    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'covered.cu' });
-    assert.deepEqual(r.kernels.map((k) => k.name), ['scale', 'shift']);
-    assert.equal(kernelStats.analysed - before, 0, 'no kernel analysed again');
-    const alias = kernelStats.analysed;
-    analyzeSource(texts[1], parsers, { gpu: H100, path: 'covered.cu' });
-    assert.equal(kernelStats.analysed - alias, 1, 'the alias read by scale changed');
+    const typed = afterEdit(parsers, 'covered.cu', src, texts[0]);
+    assert.deepEqual(typed.report.kernels.map((k) => k.name), ['scale', 'shift']);
+    assert.equal(typed.analysed, 0, 'no kernel analysed again');
+    assert.equal(afterEdit(parsers, 'covered.cu', src, texts[1]).analysed, 1, 'the alias read by scale changed');
   });
 
   it('triton: typing in a host function analyses again only what reads the statement typed in (its assignments to a name, its return, its statements one by one)', () => {
@@ -549,16 +553,12 @@ describe('incremental analysis equals a cold one after every edit', function () 
       src.replace('    n = rows(x)', '    n = rows(x)\n    if n > 4096:\n        n = 4096'),
     ];
     warmEqualsCold(parsers, 'host_typing.py', [src], texts, (i) => ['a statement nothing reads', 'an assignment to the block size added', 'the return of a function a size comes from', 'a statement added before that return', 'an if that assigns the size'][i]);
-    clearCaches();
-    analyzeSource(src, parsers, { gpu: H100, path: 'host_typing.py' });
-    const before = kernelStats.analysed;
-    const r = analyzeSource(texts[0], parsers, { gpu: H100, path: 'host_typing.py' });
-    assert.equal(r.kernels[0].bindings.BLOCK, 1024);
-    assert.equal(kernelStats.analysed - before, 0, 'typing in a statement of the launcher no launch reads');
-    const block = kernelStats.analysed;
-    const r2 = analyzeSource(texts[0].replace('    note = "scaling!"', '    note = "scaling!"\n    block = 256'), parsers, { gpu: H100, path: 'host_typing.py' });
-    assert.equal(r2.kernels[0].bindings.BLOCK, 256);
-    assert.ok(kernelStats.analysed - block >= 1, 'an assignment to the block size: analysed again');
+    const typed = afterEdit(parsers, 'host_typing.py', src, texts[0]);
+    assert.equal(typed.report.kernels[0].bindings.BLOCK, 1024);
+    assert.equal(typed.analysed, 0, 'typing in a statement of the launcher no launch reads');
+    const block = afterEdit(parsers, 'host_typing.py', src, texts[1]);
+    assert.equal(block.report.kernels[0].bindings.BLOCK, 256);
+    assert.ok(block.analysed >= 1, 'an assignment to the block size: analysed again');
   });
 
   it('cuda: typing in one case of a host switch does not analyse the launches of the other cases again', () => {
@@ -604,14 +604,9 @@ describe('incremental analysis equals a cold one after every edit', function () 
       src.replace('      break;\n    default:', '      n = 64;\n      break;\n    default:'),
     ];
     warmEqualsCold(parsers, 'host_switch.cu', [src], texts, (i) => ['a statement in case 1', 'the default case\'s block size', 'a statement before the switch', 'a case label', 'a statement after the launch of case 1'][i]);
-    clearCaches();
-    const first = analyzeSource(src, parsers, { gpu: H100, path: 'host_switch.cu' });
-    const launches = (first.pipelines ?? []).reduce((k, p) => k + p.launches.length, 0);
+    const { report, analysed: again } = afterEdit(parsers, 'host_switch.cu', src, src.replace('      threads = 512;', '      threads = 512;\n      int note = 0;'));
+    const launches = (report.pipelines ?? []).reduce((k, p) => k + p.launches.length, 0);
     assert.ok(launches >= 3, `${launches} pipeline launches`);
-    const before = kernelStats.analysed;
-    const edited = src.replace('      threads = 512;', '      threads = 512;\n      int note = 0;');
-    analyzeSource(edited, parsers, { gpu: H100, path: 'host_switch.cu' });
-    const again = kernelStats.analysed - before;
     // The default case's launch of shift (and shift's own analysis, which reads its launch there); not the scale launches of cases 0 and 1.
     assert.ok(again <= 2 && again < launches, `${again} analysed again of ${launches} launches`);
   });
