@@ -33,6 +33,8 @@ export class Deps {
    * that query, not by its statement's row.
    */
   covered: Map<number, unknown[]> | null = null;
+  /** While recording: the wrapper nodes whose statements were read whole (syntax-tree.ts `readInner`). */
+  expanded: Set<unknown> | null = null;
 
   constructor(
     /**
@@ -47,6 +49,7 @@ export class Deps {
   done(): this {
     this.root = null;
     this.covered = null;
+    this.expanded = null;
     return this;
   }
 }

@@ -103,26 +103,26 @@ function touched(n: SyntaxNode, content: boolean, escapes = false, holds = conte
   // inside it: those are read too, each as its own unit.
   if (holds && isWrapper(unit)) readInner(d, unit, n);
   // The list of a wrapper's statements (or a body's): where they are, as a query (`unitsAnswer`).
-  else if (list && isWrapper(unit) && (n === unit || bodiesOf(unit).includes(n))) d.queries.add(`units:${unit.startPosition.row}`);
+  else if (list && isWrapper(unit) && (n === unit || bodiesOf(unit).includes(n))) d.queries.add(unitsKey(unit));
   const row = unit.startPosition.row;
   if (d.rows.has(row)) return;
   if (!escapes && d.covered && within(d.covered.get(row) as SyntaxNode[] | undefined, n)) return;
   d.rows.add(row);
 }
 
-/** Per recording, the wrapper nodes whose inner statements were recorded (`readInner`). */
-const expanded = new WeakMap<object, Set<SyntaxNode>>();
-
-/** Records the statements inside wrapper `w` (nested wrappers' too) that lie in `n`, a node of the wrapper's own. */
-function readInner(d: { rows: Set<number>; queries: Set<string> }, w: SyntaxNode, n: SyntaxNode): void {
-  let done = expanded.get(d);
-  if (!done) expanded.set(d, (done = new Set()));
+/**
+ * Records the statements inside wrapper `w` (nested wrappers' too) that lie
+ * in `n`, a node of the wrapper's own; once per node and recording (the
+ * nodes done are let go with the recording's syntax: `Deps.done`).
+ */
+function readInner(d: { rows: Set<number>; queries: Set<string>; expanded: Set<unknown> | null }, w: SyntaxNode, n: SyntaxNode): void {
+  const done = (d.expanded ??= new Set());
   if (done.has(n)) return;
   done.add(n);
   const start = n.startIndex;
   const end = n.spanEnd();
   const add = (u: SyntaxNode): void => {
-    d.queries.add(`units:${u.startPosition.row}`);
+    d.queries.add(unitsKey(u));
     for (const c of innerStatements(u)) {
       if (c.startIndex < start || c.spanEnd() > end) continue;
       d.rows.add(c.startPosition.row);
@@ -130,6 +130,13 @@ function readInner(d: { rows: Set<number>; queries: Set<string> }, w: SyntaxNode
     }
   };
   add(w);
+}
+
+/** A wrapper's `units:ROW` query, kept with it while it stays on its row (lists are read often: no string each time). */
+function unitsKey(w: SyntaxNode): string {
+  const row = w.startPosition.row;
+  if (w._units?.row !== row) w._units = { row, key: `units:${row}` };
+  return w._units.key;
 }
 
 function within(spans: SyntaxNode[] | undefined, n: SyntaxNode): boolean {
@@ -353,6 +360,8 @@ export class SyntaxNode {
   _wrapper: boolean | undefined;
   /** @internal A wrapper's bodies (`bodiesOf`), once asked. */
   _bodies: readonly SyntaxNode[] | undefined;
+  /** @internal A wrapper's `units:` query (`unitsKey`). */
+  _units: { row: number; key: string } | undefined;
 
   constructor(
     /** @internal The view that made the node (a carried node keeps its own: its handle is of that view's tree). */
