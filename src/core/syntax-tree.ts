@@ -121,15 +121,15 @@ function readInner(d: { rows: Set<number>; queries: Set<string>; expanded: Set<u
   done.add(n);
   const start = n.startIndex;
   const end = n.spanEnd();
-  const add = (u: SyntaxNode): void => {
+  const todo = [w];
+  for (let u = todo.pop(); u; u = todo.pop()) {
     d.queries.add(unitsKey(u));
     for (const c of innerStatements(u)) {
       if (c.startIndex < start || c.spanEnd() > end) continue;
       d.rows.add(c.startPosition.row);
-      if (isWrapper(c)) add(c);
+      if (isWrapper(c)) todo.push(c);
     }
-  };
-  add(w);
+  }
 }
 
 /** A wrapper's `units:ROW` query, kept with it while it stays on its row (lists are read often: no string each time). */
@@ -261,19 +261,26 @@ function bodiesNow(w: SyntaxNode): readonly SyntaxNode[] {
  * that start on a later row than it: its header and footer are the
  * wrapper's own). Read without recording.
  */
-function innerStatements(w: SyntaxNode): SyntaxNode[] {
-  const row = w.rawStartPosition.row;
+function innerStatements(w: SyntaxNode): readonly SyntaxNode[] {
+  return (w._inner ??= innerNow(w));
+}
+
+function innerNow(w: SyntaxNode): SyntaxNode[] {
   const bodies = bodiesOf(w);
   const out: SyntaxNode[] = [];
-  const take = (list: SyntaxNode[]) => {
-    for (const c of list) if (!bodies.includes(c) && c.rawStartPosition.row > row) out.push(c);
-  };
-  if (w.rawType() === 'template_declaration' && bodies.length) for (const b of bodies) take(b.rawNamedChildren());
-  else {
-    take(w.rawNamedChildren());
-    for (const b of bodies) take(b.rawNamedChildren());
-  }
-  return out.sort((a, b) => a.rawStart - b.rawStart);
+  if (w.rawType() !== 'template_declaration' || !bodies.length) takeInner(w, bodies, w.rawNamedChildren(), out);
+  for (const b of bodies) takeInner(w, bodies, b.rawNamedChildren(), out);
+  return out.sort(byStart);
+}
+
+/** Of `list`, the statements of wrapper `w`: not its bodies, on a later row than it. */
+function takeInner(w: SyntaxNode, bodies: readonly SyntaxNode[], list: readonly SyntaxNode[], out: SyntaxNode[]): void {
+  const row = w.rawStartPosition.row;
+  for (const c of list) if (!bodies.includes(c) && c.rawStartPosition.row > row) out.push(c);
+}
+
+function byStart(a: SyntaxNode, b: SyntaxNode): number {
+  return a.rawStart - b.rawStart;
 }
 
 /**
@@ -360,6 +367,8 @@ export class SyntaxNode {
   _wrapper: boolean | undefined;
   /** @internal A wrapper's bodies (`bodiesOf`), once asked. */
   _bodies: readonly SyntaxNode[] | undefined;
+  /** @internal A wrapper's statements (`innerStatements`), once asked. */
+  _inner: readonly SyntaxNode[] | undefined;
   /** @internal A wrapper's `units:` query (`unitsKey`). */
   _units: { row: number; key: string } | undefined;
 
