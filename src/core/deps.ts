@@ -255,13 +255,33 @@ export function answerReads(
   edit?: RowEdit,
   lines: RowEdit | undefined = edit,
 ): Answers {
-  const saved = [before, beforeLines] as const;
+  const saved = [before, beforeLines, expected] as const;
   before = edit;
   beforeLines = lines;
+  const expect = expected;
+  expected = undefined;
   try {
-    return recordInto(undefined, () => answerAll(d, source, statement, known, answer, edit));
+    return recordInto(undefined, () => answerAll(d, source, statement, known, answer, edit, expect));
   } finally {
-    [before, beforeLines] = saved;
+    [before, beforeLines, expected] = saved;
+  }
+}
+
+/** The answers the ones being computed are compared to (`comparedTo`), if any. */
+let expected: Answers | undefined;
+
+/**
+ * Runs `fn`, which computes a kept value's answers only to compare them with
+ * `answers`: answering stops at the first that differs (a launch's reads
+ * checked against every launch kept under its key).
+ */
+export function comparedTo<T>(answers: Answers, fn: () => T): T {
+  const saved = expected;
+  expected = answers;
+  try {
+    return fn();
+  } finally {
+    expected = saved;
   }
 }
 
@@ -288,7 +308,15 @@ function sortedReads(d: Deps): { rows: number[]; queries: string[] } {
   return s;
 }
 
-function answerAll(d: Deps, source: string, statement: (row: number) => { text: string } | undefined, known: Map<string, string>, answer: (map: string, key: string) => string, edit: RowEdit | undefined): Answers {
+function answerAll(
+  d: Deps,
+  source: string,
+  statement: (row: number) => { text: string } | undefined,
+  known: Map<string, string>,
+  answer: (map: string, key: string) => string,
+  edit: RowEdit | undefined,
+  expect: Answers | undefined,
+): Answers {
   if (d.whole) return [`whole:${hash53(source)}`];
   const { rows, queries } = sortedReads(d);
   const out: string[] = new Array(rows.length + queries.length);
@@ -299,7 +327,9 @@ function answerAll(d: Deps, source: string, statement: (row: number) => { text: 
     const st = now === undefined ? undefined : statement(now);
     // A kernel moved by an edit has "line N" in its notes moved too (engine/shift.ts): not one that read such words.
     if (edit && st && saysLine(st)) return [unanswered()];
-    out[i++] = st ? statementHash(st) : '\u2205';
+    out[i] = st ? statementHash(st) : '\u2205';
+    if (expect && out[i] !== expect[i]) return [unanswered()];
+    i++;
   }
   for (const q of queries) {
     let a = known.get(q);
@@ -307,9 +337,11 @@ function answerAll(d: Deps, source: string, statement: (row: number) => { text: 
       const colon = q.indexOf(':');
       const raw = answer(q.slice(0, colon), q.slice(colon + 1));
       if (edit && saysLineWords(raw)) return [unanswered()];
-      a = raw.startsWith('?') ? raw : hash53(raw);
+      // A short answer is kept as it is (hashing costs more than comparing it); a long one by its hash.
+      a = raw.startsWith('?') ? raw : raw.length <= 48 ? `\u0002${raw}` : hash53(raw);
       if (!raw.startsWith('?')) known.set(q, a);
     }
+    if (expect && a !== expect[i]) return [unanswered()];
     out[i++] = a;
   }
   return out;

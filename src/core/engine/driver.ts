@@ -17,7 +17,7 @@ import type { FrontendContext } from '../frontend';
 import type { Diagnostic, KernelIR, Language, UnitKind } from '../ir';
 import { say } from '../messages';
 import { ONE } from '../sym/expr';
-import { Deps, lineBefore, recordInto, replay, sameAnswers, saysLineWords, shiftedDeps, type Answers, type RowEdit } from '../deps';
+import { comparedTo, Deps, lineBefore, recordInto, replay, sameAnswers, saysLineWords, shiftedDeps, type Answers, type RowEdit } from '../deps';
 import type { DocFrame } from '../parsers';
 import { shiftKernel, shiftLines } from './shift';
 
@@ -152,10 +152,11 @@ function keptReads<T>(
   shift: (v: T, lines: RowEdit) => T | undefined,
 ): typeof SAME | { value: T; deps: Deps; answers: Answers } | undefined {
   const prev = editSince(at, frame);
-  if (!(prev && movedBelow(deps, prev.edit)) && sameAnswers(answer(deps), answers)) return SAME;
+  // Compared as they are answered: the first that differs ends it (most kept values checked differ).
+  if (!(prev && movedBelow(deps, prev.edit)) && sameAnswers(comparedTo(answers, () => answer(deps)), answers)) return SAME;
   if (!prev) return undefined;
   const lines = prev.lines ?? prev.edit;
-  if (!sameAnswers(answer(deps, prev.edit, lines), answers)) return undefined;
+  if (!sameAnswers(comparedTo(answers, () => answer(deps, prev.edit, lines)), answers)) return undefined;
   const moved = shift(value, lines);
   const shifted = shiftedDeps(deps, prev.edit);
   if (moved === undefined || !shifted) return undefined;
