@@ -167,9 +167,14 @@ export function callablesOf(file: FileInfo, name: string, scope: string | undefi
   return (file.functions.get(name) ?? []).filter((d) => !d.isGlobal && d.body && (scope === undefined || inScope(d, scope)));
 }
 
-/** Whether a function is a member of a struct, or in a namespace, named `scope`. */
+/** Whether a function is a member of a struct, or in a namespace, named `scope` (also one defined out of it: `Get<0>::of`). */
 function inScope(d: FnDef, scope: string): boolean {
   if (d.owner?.name === scope) return true;
+  let decl = d.node.childForFieldName('declarator');
+  while (decl && decl.type !== 'function_declarator') decl = decl.childForFieldName('declarator');
+  const qualified = decl?.childForFieldName('declarator');
+  const outer = qualified?.type === 'qualified_identifier' ? qualified.childForFieldName('scope')?.text.replace(/\s+/g, '').replace(/<.*$/, '') : undefined;
+  if (outer === scope) return true;
   for (let p = d.node.parentNode(); p; p = p.parentNode()) if (p.rawType() === 'namespace_definition' && p.childForFieldName('name')?.text === scope) return true;
   return false;
 }
