@@ -43,6 +43,21 @@ describe('pipelines', () => {
     assert.equal(pl.fusion.length, 1);
   });
 
+  it('Triton: the launches inside a `with` block are walked once each (a launcher around one launch is no pipeline)', async () => {
+    const p = await loadParsers();
+    const src = fs
+      .readFileSync(FIXTURE, 'utf8')
+      .replace('    rmsnorm_kernel[(M,)](', '    with torch.cuda.device(x.device):\n        rmsnorm_kernel[(M,)](')
+      .replace('    h = rmsnorm(x, w_norm)\n    p = matmul(h, w_proj)\n', '    with torch.cuda.device(x.device):\n        h = rmsnorm(x, w_norm)\n        p = matmul(h, w_proj)\n');
+    assert.match(src, /with torch\.cuda\.device\(x\.device\):\n        rmsnorm_kernel/);
+    const r = analyzeSource(src, p, { gpu, path: 'with.py' });
+    // Its body was walked twice: `rmsnorm` became a pipeline of one launch counted twice, `forward` had 5 launches.
+    assert.deepEqual(
+      r.pipelines!.map((x) => [x.name, x.launches.map((l) => l.kernel)]),
+      [['forward', ['rmsnorm_kernel', 'matmul_kernel', 'add_kernel']]],
+    );
+  });
+
   it('a launch whose kernel has no numbers is listed with the reason, and the totals are lower bounds', async () => {
     const p = await loadParsers();
     const src = fs.readFileSync(FIXTURE, 'utf8').replace('add_kernel[(triton.cdiv(n, 1024),)](x, p, out, n, BLOCK=1024)', 'add_kernel[(triton.cdiv(n, 1024),)](x, p, out, n, BLOCK=unknown_block())');

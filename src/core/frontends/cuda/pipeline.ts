@@ -379,9 +379,31 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
     walkStmt(g.body!, inner, launches, 0);
   };
 
+  /**
+   * Whether a host function's walk cannot make a pipeline (it needs two
+   * launches, or one run twice): one launch site or library call, no call of
+   * another function that launches, and no `for` around it. Such a function
+   * (a launcher around one kernel, the most common kind) is not walked.
+   */
+  const oneRunAtMost = (def: FnDef): boolean => {
+    let sites = 0;
+    let site: Node | undefined;
+    for (const c of def.node.descendantsOfType('call_expression')) {
+      if (launchAt.has(c.startIndex) || library(c)) {
+        site = c;
+        if (++sites > 1) return false;
+        continue;
+      }
+      const g = hostFns.get(calleeName(c) ?? '');
+      if (g && g !== def && launchesIn(g, 1)) return false;
+    }
+    for (let p = site?.parent; p && p !== def.node; p = p.parent) if (p.type === 'for_statement') return false;
+    return true;
+  };
+
   for (const def of hostFns.values()) {
     if (ctx.budget.spent()) break;
-    if (!launchesIn(def, 0)) continue;
+    if (!launchesIn(def, 0) || oneRunAtMost(def)) continue;
     const launches: HostLaunchFact[] = [];
     for (const k of Object.keys(names)) delete names[k];
     const given = callerParams(ctx, file, b, def.body!);

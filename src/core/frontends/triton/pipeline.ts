@@ -164,9 +164,8 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
       }
       case 'with_statement':
       case 'try_statement': {
+        // Its own blocks (a `with`'s body, a `try`'s body), each once: an `except` handler is not the path run.
         for (const b of st.descendantsOfType('block')) if (b && b.parent?.id === st.id) walkBlock(b, w, launches);
-        const body = field(st, 'body');
-        if (body && st.type === 'with_statement') walkBlock(body, w, launches);
         return;
       }
       case 'function_definition':
@@ -261,9 +260,28 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
     if (inner.ret) returns.set(n.id, inner.ret);
   };
 
+  /**
+   * Whether a host function's walk cannot make a pipeline (it needs two
+   * launches, or one run twice): one launch site, no call of another function
+   * that launches, and no loop around it. Such a function (a launcher around
+   * one kernel, the most common kind) is not walked.
+   */
+  const oneRunAtMost = (fn: FnInfo): boolean => {
+    const sites = inside(launchStarts, fn);
+    if (sites.length !== 1) return false;
+    for (const [, , name] of inside(callStarts, fn)) {
+      const g = fnGet(name);
+      if (g && g !== fn && launchesIn(g, 1)) return false;
+    }
+    const site = m.launches.find((l) => l.node.startIndex === sites[0][0]);
+    if (!site) return false;
+    for (let p = site.node.parent; p && p !== fn.node; p = p.parent) if (p.type === 'for_statement' || p.type === 'while_statement') return false;
+    return true;
+  };
+
   for (const fn of fnAll) {
     if (budget.spent()) break;
-    if (fn.isJit || !launchesIn(fn, 0)) continue;
+    if (fn.isJit || !launchesIn(fn, 0) || oneRunAtMost(fn)) continue;
     const launches: HostLaunchFact[] = [];
     const w: Walk = { frame: { fn, scope: fn.node, callers: true }, ids: new Map(), prefix: fn.name, repeat: 1, depth: 0 };
     walkFn(fn, w, launches);
