@@ -108,6 +108,19 @@ function warmEqualsCold(parsers: Parsers, file: string, start: string[], texts: 
   });
 }
 
+/**
+ * `warmEqualsCold` over edits of `src` given as `[what, from, to]` (each a
+ * replacement of `src`'s first `from`); returns the edited texts.
+ */
+function editsWarmEqualsCold(parsers: Parsers, file: string, src: string, edits: readonly (readonly [string, string, string])[]): string[] {
+  const texts = edits.map(([what, from, to]) => {
+    assert.ok(src.includes(from), `${what}: \`${from}\` is in the text`);
+    return src.replace(from, to);
+  });
+  warmEqualsCold(parsers, file, [src], texts, (i) => edits[i][0]);
+  return texts;
+}
+
 /** Analyses `text` after `start` (caches cleared first): its report, and how many kernels it analysed (not kept). */
 function afterEdit(parsers: Parsers, file: string, start: string, text: string): { report: ReturnType<typeof analyzeSource>; analysed: number } {
   clearCaches();
@@ -504,12 +517,11 @@ describe('incremental analysis equals a cold one after every edit', function () 
       '}',
       '',
     ].join('\n');
-    const texts = [
-      src.replace('int unused = 0;', 'int unused = 1;'),
-      src.replace('using Element = typename Config::Element;', 'using Element = double;'),
-      src.replace('int unused = 0;', 'int unused = blockDim.y;'),
-    ];
-    warmEqualsCold(parsers, 'covered.cu', [src], texts, (i) => ['typing beside the alias', 'the alias changed', 'a helper now mentions blockDim.y'][i]);
+    const texts = editsWarmEqualsCold(parsers, 'covered.cu', src, [
+      ['typing beside the alias', 'int unused = 0;', 'int unused = 1;'],
+      ['the alias changed', 'using Element = typename Config::Element;', 'using Element = double;'],
+      ['a helper now mentions blockDim.y', 'int unused = 0;', 'int unused = blockDim.y;'],
+    ]);
     const typed = afterEdit(parsers, 'covered.cu', src, texts[0]);
     assert.deepEqual(typed.report.kernels.map((k) => k.name), ['scale', 'shift']);
     assert.equal(typed.analysed, 0, 'no kernel analysed again');
@@ -545,14 +557,13 @@ describe('incremental analysis equals a cold one after every edit', function () 
       '    scale(torch.randn(8192, device="cuda"))',
       '',
     ].join('\n');
-    const texts = [
-      src.replace('note = "scaling"', 'note = "scaling!"'),
-      src.replace('    note = "scaling"', '    note = "scaling"\n    block = 256'),
-      src.replace('    return x.numel()', '    return x.numel() // 2'),
-      src.replace('    return x.numel()', '    y = 3\n    return x.numel()'),
-      src.replace('    n = rows(x)', '    n = rows(x)\n    if n > 4096:\n        n = 4096'),
-    ];
-    warmEqualsCold(parsers, 'host_typing.py', [src], texts, (i) => ['a statement nothing reads', 'an assignment to the block size added', 'the return of a function a size comes from', 'a statement added before that return', 'an if that assigns the size'][i]);
+    const texts = editsWarmEqualsCold(parsers, 'host_typing.py', src, [
+      ['a statement nothing reads', 'note = "scaling"', 'note = "scaling!"'],
+      ['an assignment to the block size added', '    note = "scaling"', '    note = "scaling"\n    block = 256'],
+      ['the return of a function a size comes from', '    return x.numel()', '    return x.numel() // 2'],
+      ['a statement added before that return', '    return x.numel()', '    y = 3\n    return x.numel()'],
+      ['an if that assigns the size', '    n = rows(x)', '    n = rows(x)\n    if n > 4096:\n        n = 4096'],
+    ]);
     const typed = afterEdit(parsers, 'host_typing.py', src, texts[0]);
     assert.equal(typed.report.kernels[0].bindings.BLOCK, 1024);
     assert.equal(typed.analysed, 0, 'typing in a statement of the launcher no launch reads');
@@ -596,14 +607,13 @@ describe('incremental analysis equals a cold one after every edit', function () 
       '}',
       '',
     ].join('\n');
-    const texts = [
-      src.replace('      scale<128><<<', '      int unused = 1;\n      scale<128><<<'),
-      src.replace('      threads = 512;', '      threads = 1024;'),
-      src.replace('  int threads = 256;', '  int threads = 256;\n  n = n / 2;'),
-      src.replace('    case 1:', '    case 2:'),
-      src.replace('      break;\n    default:', '      n = 64;\n      break;\n    default:'),
-    ];
-    warmEqualsCold(parsers, 'host_switch.cu', [src], texts, (i) => ['a statement in case 1', 'the default case\'s block size', 'a statement before the switch', 'a case label', 'a statement after the launch of case 1'][i]);
+    editsWarmEqualsCold(parsers, 'host_switch.cu', src, [
+      ['a statement in case 1', '      scale<128><<<', '      int unused = 1;\n      scale<128><<<'],
+      ["the default case's block size", '      threads = 512;', '      threads = 1024;'],
+      ['a statement before the switch', '  int threads = 256;', '  int threads = 256;\n  n = n / 2;'],
+      ['a case label', '    case 1:', '    case 2:'],
+      ['a statement after the launch of case 1', '      break;\n    default:', '      n = 64;\n      break;\n    default:'],
+    ]);
     const { report, analysed: again } = afterEdit(parsers, 'host_switch.cu', src, src.replace('      threads = 512;', '      threads = 512;\n      int note = 0;'));
     const launches = (report.pipelines ?? []).reduce((k, p) => k + p.launches.length, 0);
     assert.ok(launches >= 3, `${launches} pipeline launches`);
