@@ -78,6 +78,16 @@ function both(parser: Parser, text: string, grammar: string): number {
   }
 }
 
+/** Runs `fn` on the view of `text` freshly parsed; the tree is deleted after. */
+function onTree<T>(parser: Parser, text: string, fn: (root: SyntaxNode) => T): T {
+  const tree = parser.parse(text)!;
+  try {
+    return fn(syntaxRoot(tree, text));
+  } finally {
+    tree.delete();
+  }
+}
+
 describe('syntax view', () => {
   it('answers as tree-sitter does for every node of the fixtures, with non-ASCII text', async () => {
     const p = await loadParsers();
@@ -107,30 +117,26 @@ describe('syntax view', () => {
     ];
     let asked = 0;
     for (const [i, text] of texts.entries()) {
-      const tree = p.cuda.parse(text)!;
-      try {
-        searchTogether(tree.language, groups);
-        const root = syntaxRoot(tree, text);
-        const nodes: SyntaxNode[] = [];
-        const collect = (n: SyntaxNode, depth: number): void => {
-          nodes.push(n);
-          if (depth < 6) for (const c of n.children) collect(c, depth + 1);
-        };
-        // Inner nodes asked before their statement in odd files, after it in even ones.
-        for (const st of root.children) collect(st, 0);
-        if (i % 2) nodes.reverse();
-        for (const n of nodes)
-          for (const g of groups) {
-            asked++;
-            assert.deepEqual(
-              n.descendantsOfType(g).map((d) => d.id),
-              n.raw.descendantsOfType([...g]).map((d) => d?.id),
-              `${g.join(' ')} under ${n.type} at ${n.startPosition.row + 1}:${n.startPosition.column + 1}`,
-            );
-          }
-      } finally {
-        tree.delete();
-      }
+      onTree(p.cuda, text, (root) => {
+      searchTogether(root.tree.language, groups);
+      const nodes: SyntaxNode[] = [];
+      const collect = (n: SyntaxNode, depth: number): void => {
+        nodes.push(n);
+        if (depth < 6) for (const c of n.children) collect(c, depth + 1);
+      };
+      // Inner nodes asked before their statement in odd files, after it in even ones.
+      for (const st of root.children) collect(st, 0);
+      if (i % 2) nodes.reverse();
+      for (const n of nodes)
+        for (const g of groups) {
+          asked++;
+          assert.deepEqual(
+            n.descendantsOfType(g).map((d) => d.id),
+            n.raw.descendantsOfType([...g]).map((d) => d?.id),
+            `${g.join(' ')} under ${n.type} at ${n.startPosition.row + 1}:${n.startPosition.column + 1}`,
+          );
+        }
+      });
     }
     assert.ok(asked > 5_000, `${asked} searches compared`);
   });
@@ -138,65 +144,57 @@ describe('syntax view', () => {
   it('a read inside a node an answer covers records no statement; a read leading out of it does', async () => {
     const p = await loadParsers();
     const text = 'int a = 1;\nstruct Host {\n  using E = float;\n  int unused = 0;\n};\n';
-    const tree = p.cuda.parse(text)!;
-    try {
-      const root = syntaxRoot(tree, text);
-      const host = root.children[1];
-      const alias = host.descendantsOfType('alias_declaration')[0];
-      const unused = host.descendantsOfType('field_declaration')[0];
-      const d = new Deps(root);
-      recordInto(d, () => {
-        cover(alias);
-        assert.equal(alias.text, 'using E = float;');
-        alias.namedChildren.forEach((c) => c.type);
-      });
-      assert.deepEqual([...d.rows], [], 'inside the covered alias');
-      recordInto(d, () => unused.text);
-      assert.deepEqual([...d.rows], [1], 'beside it, in the same statement');
-      const up = new Deps(root);
-      recordInto(up, () => {
-        cover(alias);
-        return alias.parent?.type;
-      });
-      assert.deepEqual([...up.rows], [1], 'its parent');
-      // A recorder replaying another's reads takes the nodes they cover along (of the same file only).
-      const o2 = new Deps(root);
-      const i2 = new Deps(root);
-      recordInto(i2, () => cover(alias));
-      recordInto(o2, () => {
-        replay(i2);
-        return alias.text;
-      });
-      assert.deepEqual([...o2.rows], [], 'covered in the recorder replayed into');
-      const other = new Deps({});
-      recordInto(other, () => replay(i2));
-      assert.equal(other.covered, null, 'not into a recorder of another file');
-    } finally {
-      tree.delete();
-    }
+    onTree(p.cuda, text, (root) => {
+    const host = root.children[1];
+    const alias = host.descendantsOfType('alias_declaration')[0];
+    const unused = host.descendantsOfType('field_declaration')[0];
+    const d = new Deps(root);
+    recordInto(d, () => {
+      cover(alias);
+      assert.equal(alias.text, 'using E = float;');
+      alias.namedChildren.forEach((c) => c.type);
+    });
+    assert.deepEqual([...d.rows], [], 'inside the covered alias');
+    recordInto(d, () => unused.text);
+    assert.deepEqual([...d.rows], [1], 'beside it, in the same statement');
+    const up = new Deps(root);
+    recordInto(up, () => {
+      cover(alias);
+      return alias.parent?.type;
+    });
+    assert.deepEqual([...up.rows], [1], 'its parent');
+    // A recorder replaying another's reads takes the nodes they cover along (of the same file only).
+    const o2 = new Deps(root);
+    const i2 = new Deps(root);
+    recordInto(i2, () => cover(alias));
+    recordInto(o2, () => {
+      replay(i2);
+      return alias.text;
+    });
+    assert.deepEqual([...o2.rows], [], 'covered in the recorder replayed into');
+    const other = new Deps({});
+    recordInto(other, () => replay(i2));
+    assert.equal(other.covered, null, 'not into a recorder of another file');
+    });
   });
 
   it('a read of a wrapper\'s own node that holds statements (its text, a search) reads those statements too', async () => {
     const p = await loadParsers();
     const text = '#ifndef G_H\n#define G_H\nnamespace ops {\nint a = 1;\nnamespace inner {\nint b = 2;\n}\n}\n#endif\n';
-    const tree = p.cuda.parse(text)!;
-    try {
-      const root = syntaxRoot(tree, text);
-      const guard = root.children[0];
-      const ns = guard.namedChildren.find((c) => c.type === 'namespace_definition')!;
-      const rows = (read: () => unknown): number[] => {
-        const d = new Deps(root);
-        recordInto(d, read);
-        return [...d.rows].sort((a, b) => a - b);
-      };
-      assert.deepEqual(rows(() => ns.childForFieldName('name')?.text), [2], 'the namespace\'s name: its own unit');
-      assert.deepEqual(rows(() => ns.text), [2, 3, 4, 5], 'its text: the statements inside, nested ones too');
-      assert.deepEqual(rows(() => ns.childForFieldName('body')?.descendantsOfType('declaration')), [2, 3, 4, 5], 'a search of its body');
-      assert.deepEqual(rows(() => guard.childForFieldName('name')?.text), [0], 'the guard\'s name');
-      assert.deepEqual(rows(() => guard.descendantsOfType('declaration').length), [0, 1, 2, 3, 4, 5], 'a search of the guard');
-    } finally {
-      tree.delete();
-    }
+    onTree(p.cuda, text, (root) => {
+    const guard = root.children[0];
+    const ns = guard.namedChildren.find((c) => c.type === 'namespace_definition')!;
+    const rows = (read: () => unknown): number[] => {
+      const d = new Deps(root);
+      recordInto(d, read);
+      return [...d.rows].sort((a, b) => a - b);
+    };
+    assert.deepEqual(rows(() => ns.childForFieldName('name')?.text), [2], 'the namespace\'s name: its own unit');
+    assert.deepEqual(rows(() => ns.text), [2, 3, 4, 5], 'its text: the statements inside, nested ones too');
+    assert.deepEqual(rows(() => ns.childForFieldName('body')?.descendantsOfType('declaration')), [2, 3, 4, 5], 'a search of its body');
+    assert.deepEqual(rows(() => guard.childForFieldName('name')?.text), [0], 'the guard\'s name');
+    assert.deepEqual(rows(() => guard.descendantsOfType('declaration').length), [0, 1, 2, 3, 4, 5], 'a search of the guard');
+    });
   });
 
   it('host code is read statement by statement, blocks within blocks; kernels and device code whole; a list of statements is its own read', async () => {
@@ -241,59 +239,47 @@ describe('syntax view', () => {
         ],
       ],
     ] as const) {
-      const tree = parser.parse(text)!;
-      try {
-        const root = syntaxRoot(tree, text);
-        const at = (needle: string): SyntaxNode => {
-          const i = text.indexOf(needle);
-          let n = root;
-          for (;;) {
-            const c = n.namedChildren.find((x) => x.startIndex <= i && i < x.endIndex);
-            if (!c) return n;
-            n = c;
-          }
-        };
-        for (const [needle, rows] of cases) {
-          const d = new Deps(root);
-          const node = at(needle);
-          recordInto(d, () => node.type);
-          assert.deepEqual([...d.rows], rows, needle);
+      onTree(parser, text, (root) => {
+      const at = (needle: string): SyntaxNode => {
+        const i = text.indexOf(needle);
+        let n = root;
+        for (;;) {
+          const c = n.namedChildren.find((x) => x.startIndex <= i && i < x.endIndex);
+          if (!c) return n;
+          n = c;
         }
-      } finally {
-        tree.delete();
+      };
+      for (const [needle, rows] of cases) {
+        const d = new Deps(root);
+        const node = at(needle);
+        recordInto(d, () => node.type);
+        assert.deepEqual([...d.rows], rows, needle);
       }
+      });
     }
     // A list read: where the statements are and what they are, not what they hold.
-    const tree = p.cuda.parse(cuda)!;
-    try {
-      const root = syntaxRoot(tree, cuda);
-      const run = root.children[1];
-      const body = run.childForFieldName('body') ?? run.namedChildren.find((c) => c.type === 'function_definition')!.childForFieldName('body')!;
-      const d = new Deps(root);
-      recordInto(d, () => body.namedChildren.length);
-      assert.deepEqual([...d.rows], [4]);
-      assert.deepEqual([...d.queries], ['units:4']);
-      assert.equal(unitsAnswer(root, 4), '5:declaration,6:switch_statement');
-      assert.equal(unitsAnswer(root, 7), '8:expression_statement,9:break_statement');
-      assert.equal(statementAt(root, 4)?.text, 'template <class T> void run(int which) {\n  \u0000\n}', 'the function\'s own text: one mark for its statements');
-    } finally {
-      tree.delete();
-    }
+    onTree(p.cuda, cuda, (root) => {
+    const run = root.children[1];
+    const body = run.childForFieldName('body') ?? run.namedChildren.find((c) => c.type === 'function_definition')!.childForFieldName('body')!;
+    const d = new Deps(root);
+    recordInto(d, () => body.namedChildren.length);
+    assert.deepEqual([...d.rows], [4]);
+    assert.deepEqual([...d.queries], ['units:4']);
+    assert.equal(unitsAnswer(root, 4), '5:declaration,6:switch_statement');
+    assert.equal(unitsAnswer(root, 7), '8:expression_statement,9:break_statement');
+    assert.equal(statementAt(root, 4)?.text, 'template <class T> void run(int which) {\n  \u0000\n}', 'the function\'s own text: one mark for its statements');
+    });
   });
 
   it('a row where several statements start answers with all of them (a read is recorded by row)', async () => {
     const p = await loadParsers();
     const text = 'int a = 1; int b = 2;  // two\nint c = 3;\n';
-    const tree = p.cuda.parse(text)!;
-    try {
-      const root = syntaxRoot(tree, text);
-      assert.equal(statementAt(root, 0)?.text, 'int a = 1;\u0000int b = 2;\u0000// two');
-      assert.equal(statementAt(root, 0), statementAt(root, 0), 'the same object: its hash is kept');
-      assert.equal(unitAt(root, 0)?.text, 'int a = 1;');
-      assert.equal(statementAt(root, 1)?.text, 'int c = 3;');
-    } finally {
-      tree.delete();
-    }
+    onTree(p.cuda, text, (root) => {
+    assert.equal(statementAt(root, 0)?.text, 'int a = 1;\u0000int b = 2;\u0000// two');
+    assert.equal(statementAt(root, 0), statementAt(root, 0), 'the same object: its hash is kept');
+    assert.equal(unitAt(root, 0)?.text, 'int a = 1;');
+    assert.equal(statementAt(root, 1)?.text, 'int c = 3;');
+    });
   });
 
   it('after an edit of a large file, the first view lets go of the edited statement\'s nodes and carries the rest', async () => {

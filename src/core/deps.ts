@@ -77,6 +77,16 @@ export function noteQuery(key: string): void {
   current?.queries.add(key);
 }
 
+/**
+ * Records `query` and computes its value without recording: the query's
+ * answer (a frontend's, on the file as it is then) stands for what the
+ * computation read.
+ */
+export function asQuery<T>(query: string, compute: () => T): T {
+  noteQuery(query);
+  return recordInto(undefined, compute);
+}
+
 /** Adds reads recorded earlier (by a shared cache's computation) to the current recorder. */
 export function replay(from: Deps | undefined): void {
   const to = current;

@@ -158,6 +158,7 @@ export function cover(n: SyntaxNode): void {
   const d = recording();
   if (!d) return;
   const top = n.topNode();
+  // Nodes of the recording's own file only (the same test as `touched`'s).
   if (top === null || top.parentNode() !== d.root) return;
   const row = n.readUnit()!.startPosition.row;
   if (d.rows.has(row)) return;
@@ -270,7 +271,7 @@ function innerNow(w: SyntaxNode): SyntaxNode[] {
   const out: SyntaxNode[] = [];
   if (w.rawType() !== 'template_declaration' || !bodies.length) takeInner(w, bodies, w.rawNamedChildren(), out);
   for (const b of bodies) takeInner(w, bodies, b.rawNamedChildren(), out);
-  return out.sort(byStart);
+  return out.sort(byRawStart);
 }
 
 /** Of `list`, the statements of wrapper `w`: not its bodies, on a later row than it. */
@@ -279,7 +280,7 @@ function takeInner(w: SyntaxNode, bodies: readonly SyntaxNode[], list: readonly 
   for (const c of list) if (!bodies.includes(c) && c.rawStartPosition.row > row) out.push(c);
 }
 
-function byStart(a: SyntaxNode, b: SyntaxNode): number {
+function byRawStart(a: SyntaxNode, b: SyntaxNode): number {
   return a.rawStart - b.rawStart;
 }
 
@@ -294,10 +295,10 @@ export function unitsAnswer(root: SyntaxNode, row: number): string {
 }
 
 /**
- * Whether `n` is a Python function whose statements are read units of their
- * own (a top-level function or method-free module function, or one standing
- * as a statement in such a function): its reads of one name's assignments or
- * of its `return` can be recorded as queries keyed by its row.
+ * Whether `n` is a read unit whose statements are read units of their own
+ * (a host function at the top level or standing as a statement of another
+ * wrapper): reads of one name's assignments in it, or of its `return`, can
+ * be recorded as queries keyed by its row.
  */
 export function isStatementWrapper(n: SyntaxNode): boolean {
   return n.readUnit() === n && isWrapper(n);
@@ -461,8 +462,9 @@ export class SyntaxNode {
 
   /**
    * @internal The statement a read of this node is recorded at (deps.ts): its
-   * top-level statement, or, inside a wrapper (an include guard, a
-   * namespace: `WRAPPERS`), the wrapper's statement it stands in.
+   * top-level statement, or, inside a wrapper (`WRAPPERS`: an include guard,
+   * a namespace, a host function, a block of host code), the wrapper's
+   * statement it stands in, blocks within blocks.
    */
   readUnit(): SyntaxNode | null {
     if (this._unit !== undefined) return this._unit;

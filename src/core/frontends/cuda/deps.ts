@@ -8,7 +8,7 @@
 import { answerLine, answerReads, answersOf, answerRow, keyRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
 import { statementAt, unitAt, unitsAnswer } from '../../syntax-tree';
 import { describe, NONE } from './describe';
-import { callablesOf, type FileInfo } from './file';
+import { callablesOf, kernelParamsOf, type FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
 import { hostFunctions } from './pipeline';
 
@@ -38,7 +38,7 @@ function answer(file: FileInfo, map: string, key: string): string {
       return describe(callablesOf(file, key.slice(at < 0 ? 0 : at + 2), at < 0 ? undefined : key.slice(0, at)));
     }
     case 'kernelParams':
-      return describe((mapGet(file.functions, key) ?? []).find((d) => d.isGlobal)?.params);
+      return describe(kernelParamsOf(file, key));
     case 'structsAt':
       return all ? describe(file.structsAt) : describe(mapGet(file.structsAt, Number(key)));
     case 'macro':

@@ -2,7 +2,7 @@
  * A CUDA scan entry as the text a kernel's recorded read is answered with
  * (./deps.ts), and the nodes such an answer covers (syntax-tree.ts `cover`).
  */
-import { answerRow, statementHash } from '../../deps';
+import { answerRow, recording, statementHash } from '../../deps';
 import { cover, SyntaxNode } from '../../syntax-tree';
 
 export const NONE = '\u2205';
@@ -29,7 +29,8 @@ export function describe(x: unknown, depth = 0): string {
  * nothing deeper.
  */
 export function coverDescribed(x: unknown, depth = 0): void {
-  if (x === null || x === undefined) return;
+  // Nothing records (the scan, an answer): nothing to mark, no walk.
+  if (x === null || x === undefined || (depth === 0 && !recording())) return;
   if (x instanceof SyntaxNode) return cover(x);
   if (typeof x !== 'object' || depth > 3) return;
   if (Array.isArray(x)) for (const v of x) coverDescribed(v, depth + 1);

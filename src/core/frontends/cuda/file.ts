@@ -12,7 +12,7 @@ import type { Diagnostic } from '../../ir';
 import { say } from '../../messages';
 import { foldNumbers } from '../../sym/fold';
 import { descendantsByStatement } from '../../syntax-tree';
-import { noteQuery, recordInto } from '../../deps';
+import { asQuery, noteQuery, recordInto } from '../../deps';
 import { RecordedMap } from '../../recorded';
 import { coverDescribed } from './describe';
 import { CUDA_ARCH, type TargetArch } from './arch';
@@ -167,6 +167,11 @@ export function callablesOf(file: FileInfo, name: string, scope: string | undefi
   return (file.functions.get(name) ?? []).filter((d) => !d.isGlobal && d.body && (scope === undefined || inScope(d, scope)));
 }
 
+/** `FileInfo.kernelParams`, read without recording (also the answer to its read: ./deps.ts). */
+export function kernelParamsOf(file: FileInfo, name: string): Node[] | undefined {
+  return (file.functions.get(name) ?? []).find((d) => d.isGlobal)?.params;
+}
+
 /** Whether a function is a member of a struct, or in a namespace, named `scope` (also one defined out of it: `Get<0>::of`). */
 function inScope(d: FnDef, scope: string): boolean {
   if (d.owner?.name === scope) return true;
@@ -243,8 +248,7 @@ export class FileInfo {
    * name, not a global one of the file that happens to share its name.
    */
   callables(name: string, scope?: string): FnDef[] {
-    noteQuery(`callables:${scope ? `${scope}::` : ''}${name}`);
-    const defs = recordInto(undefined, () => callablesOf(this, name, scope));
+    const defs = asQuery(`callables:${scope ? `${scope}::` : ''}${name}`, () => callablesOf(this, name, scope));
     coverDescribed(defs);
     return defs;
   }
@@ -254,8 +258,7 @@ export class FileInfo {
    * as `kernelParams:name`: their text, not the kernel's body.
    */
   kernelParams(name: string): Node[] | undefined {
-    noteQuery(`kernelParams:${name}`);
-    const params = recordInto(undefined, () => (this.functions.get(name) ?? []).find((d) => d.isGlobal)?.params);
+    const params = asQuery(`kernelParams:${name}`, () => kernelParamsOf(this, name));
     coverDescribed(params);
     return params;
   }

@@ -5,7 +5,7 @@
  * same answers give the same report; the driver compares the answers and
  * reuses the kernel when they match.
  */
-import { answerLine, answerReads, answersOf, answerRow, keyRow, recordInto, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
+import { answerLine, answerReads, answersOf, answerRow, keyRow, statementHash, unanswered, type Answers, type Deps, type RowEdit } from '../../deps';
 import { isStatementWrapper, ownText, statementAt, unitAt, unitsAnswer, type SyntaxNode as Node } from '../../syntax-tree';
 import { frameAssigns, lastReturn, moduleAssigns } from './host';
 import { launchesOf, type FnInfo, type ModuleInfo } from './module';
@@ -73,7 +73,7 @@ function answer(m: ModuleInfo, map: string, key: string, constGlobals: () => str
     }
     case 'returns': {
       const fn = frameAt(m, key);
-      const ret = fn ? recordInto(undefined, () => lastReturn(fn)) : undefined;
+      const ret = fn ? lastReturn(fn) : undefined;
       return fn ? (ret ? `${answerRow(ret.startPosition.row)}:${statementHash(ret)}` : '-') : NONE;
     }
     case 'units':

@@ -25,7 +25,7 @@ import { parseDtype } from '../common';
 import { evaluate, num, type Expr } from '../../sym/expr';
 import { canonical, hostEval, hostTruth, type FnInfo, type HostScope, type HostValue, type ModuleInfo } from './module';
 import { callArgs, dotted, field, line, named, shorten, stringValue } from './syntax';
-import { captured, noteQuery, recordInto, recording, replay, type Deps } from '../../deps';
+import { asQuery, captured, noteQuery, recordInto, recording, replay, type Deps } from '../../deps';
 
 export interface Frame {
   /** The host function, or undefined for module-level code. */
@@ -231,8 +231,7 @@ export class HostEnv {
     if (isStatementWrapper(scope)) {
       // A function whose statements are read one by one: its assignments to `x`, as a query answered on the
       // function at that row (deps.ts), not the whole function. What is read inside them is that answer's.
-      noteQuery(`assigns:${scope.startPosition.row}:${x}`);
-      const list = frameAssigns(scope).get(x);
+      const list = asQuery(`assigns:${scope.startPosition.row}:${x}`, () => frameAssigns(scope).get(x));
       for (const a of list ?? []) cover(a.node);
       return list;
     }
@@ -676,8 +675,7 @@ export function frameAssigns(fn: Node): Map<string, Assign[]> {
 /** `lastReturn`, recorded as a `returns:` query when the function's statements are read one by one (deps.ts). */
 function returnExpr(fn: Node): Node | undefined {
   if (!isStatementWrapper(fn)) return lastReturn(fn);
-  noteQuery(`returns:${fn.startPosition.row}`);
-  const ret = recordInto(undefined, () => lastReturn(fn));
+  const ret = asQuery(`returns:${fn.startPosition.row}`, () => lastReturn(fn));
   if (ret) cover(ret);
   return ret;
 }

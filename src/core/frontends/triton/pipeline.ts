@@ -45,7 +45,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
   const launchesBy = new Map<number, (typeof m.launches)[number]>();
   for (const l of m.launches) launchesBy.set(l.node.id, l);
   // Launch sites and host calls by where they start, so a function finds those inside it by two binary searches.
-  const launchStarts = m.launches.map((l) => [l.node.startIndex, l.node.endIndex] as const).sort((a, b) => a[0] - b[0]);
+  const launchStarts = m.launches.map((l) => [l.node.startIndex, l.node.endIndex, l] as const).sort((a, b) => a[0] - b[0]);
   const callStarts: (readonly [number, number, string])[] = [];
   for (const [name, calls] of m.hostCalls) for (const c of calls) callStarts.push([c.startIndex, c.endIndex, name]);
   callStarts.sort((a, b) => a[0] - b[0]);
@@ -273,9 +273,7 @@ export function tritonPipelines(m: ModuleInfo, host: HostEnv, budget: Budget): H
       const g = fnGet(name);
       if (g && g !== fn && launchesIn(g, 1)) return false;
     }
-    const site = m.launches.find((l) => l.node.startIndex === sites[0][0]);
-    if (!site) return false;
-    for (let p = site.node.parent; p && p !== fn.node; p = p.parent) if (p.type === 'for_statement' || p.type === 'while_statement') return false;
+    for (let p = sites[0][2].node.parent; p && p !== fn.node; p = p.parent) if (p.type === 'for_statement' || p.type === 'while_statement') return false;
     return true;
   };
 
