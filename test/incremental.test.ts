@@ -9,7 +9,7 @@
  */
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { analyzeSource, clearCaches } from '../src/core/analyze';
+import { analyzeSource, clearCaches, OneShot } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import type { Language } from '../src/core/ir';
 import { parseCached, retiredTreeCount, type Parsers } from '../src/core/parsers';
@@ -772,4 +772,56 @@ describe('incremental analysis equals a cold one after every edit', function () 
       assert.deepEqual(viewed, expected);
     });
   }
+});
+
+/**
+ * A text analysed once (the CLI, `OneShot`): no reads recorded, nothing kept
+ * for an edited version — the same report as the editor's path, the kernels
+ * shared only by the analyses of that text (one per GPU).
+ */
+describe('a text analysed once', function () {
+  this.timeout(600_000);
+  let parsers: Parsers;
+  before(async () => {
+    parsers = await loadParsers();
+  });
+  const PIPELINES: Record<Language, string> = { triton: 'triton/pipeline_forward.py', cuda: 'cuda/pipeline_layers.cu', wgsl: 'wgsl/pipeline_two_passes.ts' };
+  const A100 = findGpu('a100-sxm4-80gb')!;
+  const analysed = (fn: () => unknown): number => {
+    const start = kernelStats.analysed;
+    fn();
+    return kernelStats.analysed - start;
+  };
+
+  for (const lang of ['triton', 'cuda', 'wgsl'] as const)
+    for (const which of ['fixtures file', 'pipelines'] as const)
+      it(`${lang}, ${which}: reports as the recorded path does, shares its kernels with its other GPUs only, keeps nothing`, () => {
+        const fixture = path.join(ROOT, 'test', 'fixtures', PIPELINES[lang]);
+        const src = which === 'pipelines' ? fs.readFileSync(fixture, 'utf8') : fixtureFile(ROOT, lang, 1000);
+        const file = which === 'pipelines' ? fixture : `once.${EXT[lang]}`;
+        const as = (gpu: typeof H100, once?: OneShot, text = src): FileReport => analyzeSource(text, parsers, { gpu, path: file, ...(once ? { once } : {}) });
+        clearCaches();
+        const recorded = as(H100);
+        assert.ok(which === 'pipelines' ? recorded.pipelines?.length : recorded.kernels.length > 5, `${recorded.kernels.length} kernels, ${recorded.pipelines?.length ?? 0} pipelines`);
+        const recordedA100 = as(A100);
+        clearCaches();
+        const once = new OneShot();
+        let report: FileReport | undefined;
+        const cold = analysed(() => (report = as(H100, once)));
+        assert.equal(content(report!), content(recorded));
+        // Another GPU, the same text: its kernels shared (CUDA's that read the architecture are analysed again).
+        const other = analysed(() => (report = as(A100, once)));
+        assert.equal(content(report!), content(recordedA100));
+        if (lang !== 'cuda') assert.equal(other, 0);
+        // Nothing kept: a new OneShot analyses everything again, and so does the recorded path.
+        assert.equal(analysed(() => as(H100, new OneShot())), cold);
+        assert.equal(analysed(() => as(H100)), cold);
+        // The same OneShot given another text starts afresh.
+        const edited = `${src}\n${lang === 'triton' ? '#' : '//'} edited\n`;
+        const fresh = content(as(H100, new OneShot(), edited));
+        clearCaches();
+        assert.equal(analysed(() => (report = as(H100, once, edited))), cold);
+        assert.equal(content(report!), fresh);
+        clearCaches();
+      });
 });

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as v8 from 'node:v8';
 import * as path from 'node:path';
-import { analyzeSource, languageOf, type AnalyzeOptions } from '../core/analyze';
+import { analyzeSource, languageOf, OneShot, type AnalyzeOptions } from '../core/analyze';
 import type { GpuSpec } from '../core/gpus/types';
 import type { Language } from '../core/ir';
 import { grammarOf, initParsers, type Parsers, type WasmName } from '../core/parsers';
@@ -122,9 +122,11 @@ export function analysisLanguage(file: string): Language {
  * file's report; with more than one GPU each kernel also gets `byGpu`.
  */
 export function analyzeForGpus(source: string, parsers: Parsers, gpus: GpuSpec[], opts: Omit<AnalyzeOptions, 'gpu'>): MultiGpuFile {
-  const first: MultiGpuFile = analyzeSource(source, parsers, { ...opts, gpu: gpus[0] });
+  // The CLI reads a text once: nothing is kept for an edited version of it (the GPUs share its kernels).
+  const once = opts.once ?? new OneShot();
+  const first: MultiGpuFile = analyzeSource(source, parsers, { ...opts, once, gpu: gpus[0] });
   if (gpus.length < 2) return first;
-  const others = gpus.slice(1).map((g) => ({ id: g.id, report: analyzeSource(source, parsers, { ...opts, gpu: g }) }));
+  const others = gpus.slice(1).map((g) => ({ id: g.id, report: analyzeSource(source, parsers, { ...opts, once, gpu: g }) }));
   first.kernels = first.kernels.map((k) => {
     const byGpu: Record<string, GpuVerdict> = { [gpus[0].id]: verdictOf(k) };
     for (const o of others) {

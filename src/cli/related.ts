@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Language } from '../core/ir';
-import { MAX_RELATED, MAX_RELATED_BYTES, relatedRequests, type RelatedFile } from '../core/related';
+import { MAX_RELATED, MAX_RELATED_BYTES, relatedRequests, type RelatedFile, type RelatedRequest } from '../core/related';
 import { decode } from './inputs';
 
 /** Reads a file's text, or undefined (missing, a folder, too large, unreadable). */
@@ -22,10 +22,53 @@ export function readFromDisk(file: string): string | undefined {
 }
 
 /**
+ * The project files read, and what each names, kept for the process (the
+ * files of a folder import the same modules and headers): a file is read
+ * again when its size or time of change is not the one read. A few hundred
+ * at most, the least recently used let go first.
+ */
+const MAX_KEPT = 512;
+const readBefore = new Map<string, { stamp: string; text: string }>();
+const namedBefore = new Map<string, { text: string; requests: RelatedRequest[] }>();
+
+function kept<K, V>(map: Map<K, V>, key: K, value: V): V {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > MAX_KEPT) map.delete(map.keys().next().value as K);
+  return value;
+}
+
+/** `readFromDisk`, a file not changed since it was read not read again. */
+export function readKept(file: string): string | undefined {
+  let stamp: string;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_RELATED_BYTES) return undefined;
+    stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+  const hit = readBefore.get(file);
+  if (hit?.stamp === stamp) return kept(readBefore, file, hit).text;
+  const text = readFromDisk(file);
+  if (text === undefined) readBefore.delete(file);
+  else kept(readBefore, file, { stamp, text });
+  return text;
+}
+
+/** `relatedRequests` of the file at `p`, scanned again only when its text is not the one scanned before. */
+function requestsOf(language: Language, p: string, text: string, names: readonly string[] | undefined): RelatedRequest[] {
+  const key = `${language}\u0000${p}\u0000${names?.join(',') ?? '*'}`;
+  const hit = namedBefore.get(key);
+  if (hit && hit.text === text) return kept(namedBefore, key, hit).requests;
+  return kept(namedBefore, key, { text, requests: relatedRequests(language, text, names) }).requests;
+}
+
+/**
  * The texts of the related files `source` (at `file`) names, by spec, and of
  * the files they name in turn; undefined when it names none.
  */
-export function readRelated(file: string, language: Language | undefined, source: string, read: (file: string) => string | undefined = readFromDisk): Record<string, RelatedFile> | undefined {
+export function readRelated(file: string, language: Language | undefined, source: string, read: (file: string) => string | undefined = readKept): Record<string, RelatedFile> | undefined {
   if (!language) return undefined;
   const first = relatedRequests(language, source);
   if (first.length === 0) return undefined;
@@ -45,7 +88,7 @@ export function readRelated(file: string, language: Language | undefined, source
         read_.add(p);
         // The same spec from another folder names another file: keyed apart.
         out[out[r.spec] ? `${r.spec} ${p}` : r.spec] = { path: p, text };
-        queue.push({ dir: path.dirname(p), requests: relatedRequests(language, text, r.names) });
+        queue.push({ dir: path.dirname(p), requests: requestsOf(language, p, text, r.names) });
         break;
       }
     }

@@ -28,12 +28,13 @@ import { clearTritonCache, forgetTritonFile, tritonFrontend } from './frontends/
 import { clearTreeCache, forgetTree } from './parsers';
 import { clearCudaCache, cudaFrontend, forgetCudaFile } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
-import type { Frontend, LaunchInputs, UserInputs } from './frontend';
+import type { Frontend, LaunchInputs, OneShot, UserInputs } from './frontend';
 import type { RelatedFile } from './related';
 import { buildPipeline, type LaunchAnalysis } from './pipeline/pipeline';
 import type { PipelineReport } from './report/types';
 
 export type { BindingValue, Frontend, FrontendContext, UserInputs } from './frontend';
+export { OneShot } from './frontend';
 
 export interface AnalyzeOptions extends Partial<UserInputs> {
   gpu: GpuSpec;
@@ -64,6 +65,12 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
   focus?: { startLine: number; endLine: number };
   /** Texts of the project files the source names (`#import config`), by spec, as the host read them (src/core/related.ts). */
   related?: Readonly<Record<string, RelatedFile>>;
+  /**
+   * The text is analysed once (a CLI run): its kernels' reads are not recorded
+   * and nothing is kept for an edited version of it (`OneShot`, frontend.ts).
+   * Give the same one to the analyses of one text for several GPUs.
+   */
+  once?: OneShot;
 }
 
 /**
@@ -154,7 +161,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   const freshAtStart = kernelStats.analysed;
   let ir: FileIR;
   try {
-    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu, ...(opts.related ? { related: opts.related } : {}) });
+    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu, ...(opts.related ? { related: opts.related } : {}), ...(opts.once ? { once: opts.once } : {}) });
   } catch (e) {
     report.diagnostics.push(say('internal', 1, `in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
     return report;
@@ -220,7 +227,7 @@ function pipelinesOf(
     let out: LaunchAnalysis;
     try {
       const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
-      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...(opts.related ? { related: opts.related } : {}) });
+      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...(opts.related ? { related: opts.related } : {}), ...(opts.once ? { once: opts.once } : {}) });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else {

@@ -6,7 +6,7 @@
  */
 import type { Budget } from './budget';
 import type { Dtype, GpuSpec } from './gpus/types';
-import type { FileIR } from './ir';
+import type { FileIR, KernelIR } from './ir';
 import type { Parsers } from './parsers';
 
 export type BindingValue = number | boolean | string;
@@ -51,6 +51,31 @@ export interface FrontendContext {
    * all, in their fixed order (Triton: the host reader's call-site values).
    */
   launchGroup?: object;
+  /** The text is analysed once (`OneShot`): nothing is recorded or kept for a later version of it. */
+  once?: OneShot;
+}
+
+/**
+ * A text analysed once, by a caller that will not analyse an edited version
+ * of it (the CLI, the survey): the kernels' reads of the rest of the file are
+ * not recorded and nothing is kept for the next version (src/core/deps.ts,
+ * engine/driver.ts) — work only an editor's next keystroke would use. The
+ * kernels analysed are shared by the analyses given the same `OneShot` (one
+ * text for several GPUs) and let go with it.
+ */
+export class OneShot {
+  /** Analysed kernels, by their job's key and the user's inputs (the rest of the text is the same: `forText`). */
+  readonly kernels = new Map<string, KernelIR>();
+  private text: string | undefined;
+
+  /** Whether `source` is the text this one is of (the first text given is): a different one empties it. */
+  forText(source: string): this {
+    if (this.text !== source) {
+      this.text = source;
+      this.kernels.clear();
+    }
+    return this;
+  }
 }
 
 export type Frontend = (ctx: FrontendContext) => FileIR;

@@ -250,15 +250,18 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
   // One launch of a pipeline: only its kernel.
   const only = ctx.user.launch?.kernel;
   const run = only !== undefined ? jobs.filter((j) => j.name === only) : jobs;
+  // A text analysed once: nothing recorded, kernels kept for this text only (the same text for another GPU).
+  const once = ctx.once?.forText(ctx.source);
   const done: (KernelIR | undefined)[] = new Array(run.length);
   let fresh = 0;
   for (const index of runOrder(run, ctx.budget.focus)) {
     const job = run[index];
     // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
     // (an Enter above a pragma moves the kernel instead of changing its key); without, they are part of the key.
-    const key = `${job.key}\u0000${job.deps ? placeless : (inputs ??= inputsKey(ctx))}`;
-    const answer = job.deps ? (d: Deps, edit?: RowEdit, lines?: RowEdit): Answers => [...job.deps!.fingerprint(d, edit, lines), pragmaRows(lines ?? edit)] : undefined;
-    const hit = cache.get(key, answer, frame, job.line);
+    const recorded = job.deps && !once;
+    const key = `${job.key}\u0000${recorded ? placeless : (inputs ??= inputsKey(ctx))}`;
+    const answer = recorded ? (d: Deps, edit?: RowEdit, lines?: RowEdit): Answers => [...job.deps!.fingerprint(d, edit, lines), pragmaRows(lines ?? edit)] : undefined;
+    const hit = once ? once.kernels.get(key) : cache.get(key, answer, frame, job.line);
     if (hit) {
       done[index] = hit;
       continue;
@@ -269,7 +272,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     kernelStats.analysed++;
     let ir: KernelIR;
     let truncated = false;
-    const reads = job.deps ? new Deps(job.deps.root) : undefined;
+    const reads = recorded ? new Deps(job.deps!.root) : undefined;
     try {
       const r = recordInto(reads, () => ctx.budget.kernel(job.run));
       ir = r.value;
@@ -280,7 +283,9 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     if (truncated && !ir.truncated) ir = { ...ir, truncated: true, diagnostics: [...ir.diagnostics, say('kernelTruncated', job.line, job.name)] };
     done[index] = ir;
     // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
-    if (!(truncated && ctx.budget.expired)) cache.set(key, ir, reads?.done(), reads ? answer!(reads) : undefined, frame);
+    if (truncated && ctx.budget.expired) continue;
+    if (once) once.kernels.set(key, ir);
+    else cache.set(key, ir, reads?.done(), reads ? answer!(reads) : undefined, frame);
   }
   out.fresh = fresh;
   for (const k of done) if (k) out.kernels.push(k);
@@ -324,7 +329,8 @@ export class ReadsMemo<T> {
   ) {}
 
   /**
-   * The value for `path` (and `key`, the inputs besides the file): the kept
+   * The value for `path` (and `key`, the inputs besides the file; a text
+   * analysed once, `ctx.once`: always computed, not kept): the kept
    * one when `fingerprint` answers its reads as before, else `compute`'s,
    * recorded; kept only when `complete` says nothing cut it short. With
    * `frame` (the document version), a value computed on the version before,
@@ -332,6 +338,7 @@ export class ReadsMemo<T> {
    * its lines moved (plain data only: engine/shift.ts).
    */
   get(
+    ctx: Pick<FrontendContext, 'once'>,
     path: string,
     key: string,
     root: object,
@@ -342,6 +349,8 @@ export class ReadsMemo<T> {
     /** The reads are also the caller's (a value inside a kernel's analysis): replayed into its recorder, kept or computed. */
     replayReads = false,
   ): T {
+    // A text analysed once: nothing to keep it for (and nothing records: no reads to replay).
+    if (ctx.once) return compute();
     const list = this.map.get(path) ?? [];
     const here = frameOf(frame);
     for (let i = 0; i < list.length; i++) {

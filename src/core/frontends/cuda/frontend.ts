@@ -124,6 +124,7 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
       ctx.user.launch || r.incomplete || defer
         ? []
         : pipelineMemo.get(
+            ctx,
             ctx.path ?? '<input>',
             `${inputsKey(ctx)}\u0001${JSON.stringify(arch)}`,
             file.root,

@@ -94,6 +94,7 @@ function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Lau
   const key = JSON.stringify([k.params.map((p) => p.name), b.toRecord(), want.frame ?? null, (want.label ?? '').replace(/\bline \d+/g, 'line #')]);
   let computed = false;
   const kept = launchBinds.get(
+    ctx,
     // One entry per launch site (its place among the kernel's, which an Enter does not change) and launch as given.
     `${ctx.path ?? '<input>'}\u0000${k.name}\u0000${nth}\u0000${ctx.gpu?.id ?? ''}\u0000${key}`,
     key,
@@ -393,7 +394,7 @@ export const tritonFrontend: Frontend = (ctx) => {
   if (!ctx.user.launch && !r.incomplete && !defer) {
     const ownReads = (d: Deps, edit?: RowEdit) => fingerprint(own, d, ctx.source, () => constGlobalsAnswer(constGlobals(own)), edit);
     // An Enter above the launches moves the pipelines with their lines, as it moves the kernels.
-    const pipelines = pipelineMemo.get(ctx.path ?? '<input>', '', own.root, ownReads, () => tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget), () => !ctx.budget.fileTruncated && !ctx.budget.expired, frame);
+    const pipelines = pipelineMemo.get(ctx, ctx.path ?? '<input>', '', own.root, ownReads, () => tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget), () => !ctx.budget.fileTruncated && !ctx.budget.expired, frame);
     if (pipelines.length) file.pipelines = pipelines;
   }
   file.diagnostics.push(...r.diagnostics);
