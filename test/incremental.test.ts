@@ -20,7 +20,7 @@ import type { Parser } from 'web-tree-sitter';
 import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
 import { kernelStats } from '../src/core/engine/driver';
 import { fixtures, loadParsers } from './check';
-import { tritonLaunchBindStats, tritonPipelineStats } from '../src/core/frontends/triton/frontend';
+import { tritonLaunchBindStats, tritonOwnLaunchStats, tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
 import { cudaScanStats } from '../src/core/frontends/cuda/file';
 import { parseStats } from '../src/core/parsers';
@@ -268,6 +268,63 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.deepEqual([s3.moved - s2.moved, s3.computed - s2.computed], [1, 0]);
     clearCaches();
     assert.equal(content(r3), content(analyzeSource(enter, parsers, { gpu: H100, path: 'launch-binds.py' })), 'the Enter: warm equals cold');
+  });
+
+  it("triton: typing in a kernel does not follow its launch sites' host code again for its bindings and suggestions; an edit of a site does", () => {
+    const src = [
+      'import torch',
+      'import triton',
+      'import triton.language as tl',
+      '',
+      '',
+      '@triton.jit',
+      'def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):',
+      '    pid = tl.program_id(0)',
+      '    offs = pid * BLOCK + tl.arange(0, BLOCK)',
+      '    mask = offs < n',
+      '    x = tl.load(x_ptr + offs, mask=mask)',
+      '    tl.store(out_ptr + offs, x * 2.0, mask=mask)',
+      '',
+      '',
+      'def small(x):',
+      '    out = torch.empty_like(x)',
+      '    n = x.numel()',
+      '    scale_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)',
+      '    return out',
+      '',
+      '',
+      'def large(x):',
+      '    out = torch.empty_like(x)',
+      '    n = x.numel()',
+      '    scale_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)',
+      '    return out',
+      '',
+      '',
+      'def main():',
+      '    small(torch.randn(4096, device="cuda"))',
+      '    large(torch.randn(1 << 20, device="cuda"))',
+      '',
+    ].join('\n');
+    const file = 'own-launches.py';
+    const body = src.replace('x * 2.0', 'x * 3.0');
+    const site = body.replace('BLOCK=1024)', 'BLOCK=512)');
+    const enter = site.replace('    mask = offs < n\n', '    mask = offs < n\n\n');
+    warmEqualsCold(parsers, file, [src], [body, site, enter], (i) => ['an edit in the kernel', 'an edit of the second launch site', 'an Enter in the kernel'][i]);
+    clearCaches();
+    const first = analyzeSource(src, parsers, { gpu: H100, path: file });
+    assert.deepEqual(first.kernels[0].suggestions?.BLOCK?.map((x) => x.value), [1024]);
+    const s0 = tritonOwnLaunchStats();
+    analyzeSource(body, parsers, { gpu: H100, path: file });
+    const s1 = tritonOwnLaunchStats();
+    assert.deepEqual([s1.reused - s0.reused, s1.computed - s0.computed], [1, 0], 'typing in the kernel: kept');
+    const r2 = analyzeSource(site, parsers, { gpu: H100, path: file });
+    const s2 = tritonOwnLaunchStats();
+    assert.deepEqual([s2.reused - s1.reused, s2.computed - s1.computed], [0, 1], 'an edit of a launch site: followed again');
+    assert.deepEqual(r2.kernels[0].suggestions?.BLOCK?.map((x) => x.value), [512]);
+    analyzeSource(enter, parsers, { gpu: H100, path: file });
+    const s3 = tritonOwnLaunchStats();
+    assert.deepEqual([s3.moved - s2.moved, s3.computed - s2.computed], [1, 0], 'an Enter in the kernel: moved with the lines it names');
+    clearCaches();
   });
 
   it('triton: one launch site reached from two pipeline calls is two analyses, both kept after an edit of another kernel', () => {

@@ -115,6 +115,61 @@ function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Lau
   return { ...kept.facts, dtypes: new Map(kept.facts.dtypes), descriptors: new Map(kept.facts.descriptors), hostNotes: [...kept.facts.hostNotes] };
 }
 
+/**
+ * A kernel's own analysis (not a pipeline's launch): what its first launch
+ * site binds and the values its other sites and the host code suggest, kept
+ * per kernel with the reads that made them — typing in the kernel's body
+ * does not follow its launches' host code again (the launch sites and the
+ * host code they read answer as before). Plain data: moved by an Enter above
+ * what it read, as a kernel is.
+ */
+interface OwnLaunches {
+  facts: BoundLaunch['facts'];
+  binds: BoundLaunch['binds'];
+  suggestions: [string, number | boolean | string, BindingSource, string][];
+}
+const ownLaunchMemo = new ReadsMemo<OwnLaunches>(1024);
+
+function ownLaunches(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, launches: Launch[], b: BindingSet, host: HostEnv, sug: Suggestions | undefined): LaunchFacts {
+  // What it depends on besides its reads: the kernel's parameters, the bindings before it (the user's, the pragmas').
+  const key = JSON.stringify([k.params.map((p) => p.name), b.toRecord(), !!sug]);
+  let computed = false;
+  const kept = ownLaunchMemo.get(
+    ctx,
+    `${ctx.path ?? '<input>'}\u0000${k.name}\u0000${ctx.gpu?.id ?? ''}`,
+    key,
+    m.root,
+    (d: Deps, edit?: RowEdit) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit),
+    () => {
+      computed = true;
+      noteQuery(`kernelLaunches:${k.name}`);
+      const own = sug ? new SuggestionLog() : undefined;
+      const r = b.logged(() => {
+        const facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host, suggest: own });
+        if (launches.length > 1) facts.gridDetail += ` (first of ${launches.length} launches)`;
+        if (own && launches.length > 1) suggestLaunches(k, launches, m, host, ctx, own);
+        return facts;
+      });
+      return { facts: { ...r.value, dtypes: [...r.value.dtypes], descriptors: [...r.value.descriptors] }, binds: r.binds, suggestions: own?.adds ?? [] };
+    },
+    () => !ctx.budget.kernelTruncated && !ctx.budget.expired,
+    movable(ctx) ? documentFrame(ctx.parsers.python, ctx.path ?? '<input>', ctx.source) : undefined,
+    true,
+  );
+  // Kept: its binds asked again, in order, of a set as it was then (the key says so); its suggestions added in order.
+  if (!computed) for (const [name, value, source, detail] of kept.binds) b.bind(name, value, source, detail);
+  if (sug) for (const [name, value, source, detail] of kept.suggestions) sug.add(name, value, source, detail);
+  return { ...kept.facts, dtypes: new Map(kept.facts.dtypes), descriptors: new Map(kept.facts.descriptors), hostNotes: [...kept.facts.hostNotes] };
+}
+
+/** Suggestions as they are added, to be added again in order to another set (a kept `OwnLaunches`). */
+class SuggestionLog extends Suggestions {
+  readonly adds: OwnLaunches['suggestions'] = [];
+  override add(name: string, value: number | boolean | string, source: BindingSource, detail: string): void {
+    this.adds.push([name, value, source, detail]);
+  }
+}
+
 /** Further launch sites of a kernel whose values are suggested. */
 const MAX_OTHER_LAUNCHES = 8;
 /** Steps the other launch sites' suggestions may take (not taken from the kernel's budget). */
@@ -130,11 +185,7 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   const sug = ctx.user.launch ? undefined : new Suggestions();
   const chosen = ctx.user.launch?.kernel === k.name ? launches.find((l) => l.line === ctx.user.launch!.line) : undefined;
   if (chosen) facts = launchBound(ctx, m, k, chosen, launches.indexOf(chosen), b, host);
-  else if (launches.length) {
-    facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host, suggest: sug });
-    if (launches.length > 1) facts.gridDetail += ` (first of ${launches.length} launches)`;
-    if (sug && launches.length > 1) suggestLaunches(k, launches, m, host, ctx, sug);
-  }
+  else if (launches.length) facts = ownLaunches(ctx, m, k, launches, b, host, sug);
   const firstConfig = bindAutotune(k, m, b, notes, sug);
   bindGlobals(m, b);
   bindDefaults(k, m, b);
@@ -254,6 +305,7 @@ export function clearTritonCache(): void {
   cache.clear();
   pipelineMemo.clear();
   launchBinds.clear();
+  ownLaunchMemo.clear();
 }
 
 /** Forgets a document's launch pipelines (a batch run, after each file). */
@@ -267,6 +319,11 @@ const pipelineMemo = new ReadsMemo<HostPipelineFact[]>();
 /** How often a pipeline launch's bindings were taken as kept and read again (tests). */
 export function tritonLaunchBindStats(): { reused: number; moved: number; computed: number } {
   return { ...launchBinds.stats };
+}
+
+/** How often a kernel's own launch facts and suggestions were taken as kept and read again (tests). */
+export function tritonOwnLaunchStats(): { reused: number; moved: number; computed: number } {
+  return { ...ownLaunchMemo.stats };
 }
 
 /** How often the launch pipelines were reused and rebuilt (tests). */
