@@ -29,6 +29,9 @@ const ROOT = path.join(__dirname, '..');
 const H100 = findGpu('h100-sxm')!;
 const EXT: Record<Language, string> = { triton: 'py', cuda: 'cu', wgsl: 'wgsl' };
 
+/** The first lines of the Triton files written in the tests below: the imports, then a kernel's decorator. */
+const TRITON_HEAD = ['import torch', 'import triton', 'import triton.language as tl', '', '', '@triton.jit'];
+
 function content(r: FileReport): string {
   return JSON.stringify({ kernels: r.kernels, diagnostics: r.diagnostics, pipelines: r.pipelines ?? null, partial: r.partial ?? null });
 }
@@ -272,12 +275,7 @@ describe('incremental analysis equals a cold one after every edit', function () 
 
   it("triton: typing in a kernel does not follow its launch sites' host code again for its bindings and suggestions; an edit of a site does", () => {
     const src = [
-      'import torch',
-      'import triton',
-      'import triton.language as tl',
-      '',
-      '',
-      '@triton.jit',
+      ...TRITON_HEAD,
       'def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):',
       '    pid = tl.program_id(0)',
       '    offs = pid * BLOCK + tl.arange(0, BLOCK)',
@@ -587,12 +585,7 @@ describe('incremental analysis equals a cold one after every edit', function () 
 
   it('triton: typing in a host function analyses again only what reads the statement typed in (its assignments to a name, its return, its statements one by one)', () => {
     const src = [
-      'import torch',
-      'import triton',
-      'import triton.language as tl',
-      '',
-      '',
-      '@triton.jit',
+      ...TRITON_HEAD,
       'def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):',
       '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
       '    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)',
