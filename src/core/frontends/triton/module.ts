@@ -360,7 +360,7 @@ function wrapFunction(m: ModuleInfo, name: string, r: Node): boolean {
   return true;
 }
 
-const queries = new WeakMap<Language, Query>();
+const queries = new WeakMap<Language, Map<string, Query>>();
 
 /** Files shorter than this (characters) are walked for their call sites rather than queried. */
 const WALK_BELOW = 16_000;
@@ -436,33 +436,39 @@ const siteMemo = new WeakMap<Node, { launches: Node[]; plain: Node[]; combine: s
 /** Both ways of finding the call sites (tests check they agree). */
 export const callSiteFinders = { walk: (root: Node) => walkCallSites(root), query: (root: Node) => queryCallSites(root) };
 
+/** The words a statement names a combine function with: one that says neither has none (its calls' many arguments are not captured). */
+const COMBINE_WORDS = /\b(?:reduce|associative_scan|combine_fn)\b/;
+
 function queryCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
-  const lang = root.tree.language;
   const raw = root.raw;
-  let q = queries.get(lang);
-  if (!q) {
-    q = new Query(
-      lang,
-      '(call function: (subscript)) @launch (call function: (identifier) @fn) ' +
-        '(call function: (attribute attribute: (identifier) @red) arguments: (argument_list (identifier) @arg)) ' +
-        '(keyword_argument name: (identifier) @kw value: (identifier) @kwv)',
-    );
-    queries.set(lang, q);
-  }
   const launches: Node[] = [];
   const plain: Node[] = [];
   const combine: string[] = [];
+  for (const c of queryOf(root, 'sites', '(call function: (subscript)) @launch (call function: (identifier) @fn)').captures(raw)) {
+    if (c.name === 'launch') launches.push(root.nodeOf(c.node));
+    else plain.push(root.nodeOf(c.node));
+  }
+  if (!COMBINE_WORDS.test(raw.text)) return { launches, plain, combine };
   let red: string | undefined;
   let kw: string | undefined;
+  const q = queryOf(root, 'combine', '(call function: (attribute attribute: (identifier) @red) arguments: (argument_list (identifier) @arg)) (keyword_argument name: (identifier) @kw value: (identifier) @kwv)');
   for (const c of q.captures(raw)) {
-    if (c.name === 'launch') launches.push(root.nodeOf(c.node));
-    else if (c.name === 'fn') plain.push(root.nodeOf(c.node));
-    else if (c.name === 'red') red = c.node.text;
+    if (c.name === 'red') red = c.node.text;
     else if (c.name === 'arg' && (red === 'reduce' || red === 'associative_scan')) combine.push(c.node.text);
     else if (c.name === 'kw') kw = c.node.text;
     else if (c.name === 'kwv' && kw === 'combine_fn') combine.push(c.node.text);
   }
   return { launches, plain, combine };
+}
+
+/** A query of the call sites, compiled once per grammar. */
+function queryOf(root: Node, name: 'sites' | 'combine', source: string): Query {
+  const lang = root.tree.language;
+  let per = queries.get(lang);
+  if (!per) queries.set(lang, (per = new Map()));
+  let q = per.get(name);
+  if (!q) per.set(name, (q = new Query(lang, source)));
+  return q;
 }
 
 function enclosingFunction(n: Node, root: Node): Node {
