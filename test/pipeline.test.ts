@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeSource, clearCaches, progressOf } from '../src/core/analyze';
 import { hostStats } from '../src/core/frontends/triton/host';
+import { interpretationStats } from '../src/core/frontends/triton/frontend';
 import { findGpu } from '../src/core/gpus/catalog';
 import { diffPipelines } from '../src/core/report/diff';
 import { pipelineLens, pipelineRows, pipelineSummary } from '../src/core/report/pipelines';
@@ -28,6 +29,65 @@ describe('pipelines', () => {
     assert.equal(r.pipelines!.find((x) => x.name === 'forward')!.launches.length, 3);
     // One for the file's kernels, one for the three launches of `forward` (each analysed on its own: one reader each before).
     assert.equal(hostStats.readers, 2);
+  });
+
+  it("Triton: launches given the same values share the kernel's interpretation; launches given other values do not", async () => {
+    const p = await loadParsers();
+    const src = (blocks: [number, number, number]) =>
+      [
+        'import torch',
+        'import triton',
+        'import triton.language as tl',
+        '',
+        '',
+        '@triton.jit',
+        'def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):',
+        '    pid = tl.program_id(0)',
+        '    offs = pid * BLOCK + tl.arange(0, BLOCK)',
+        '    mask = offs < n',
+        '    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)',
+        '',
+        '',
+        'def scale(x, out, block):',
+        '    n = x.numel()',
+        '    scale_kernel[(triton.cdiv(n, block),)](x, out, n, BLOCK=block)',
+        '',
+        '',
+        'def chain(x, out, y):',
+        `    scale(x, out, ${blocks[0]})`,
+        `    scale(out, y, ${blocks[1]})`,
+        `    scale(y, x, ${blocks[2]})`,
+        '',
+      ].join('\n');
+    const launches = (blocks: [number, number, number]) => {
+      clearCaches();
+      const before = interpretationStats.shared;
+      const r = analyzeSource(src(blocks), p, { gpu, path: 'shared.py' });
+      const chain = r.pipelines!.find((x) => x.name === 'chain')!;
+      return { shared: interpretationStats.shared - before, launches: chain.launches };
+    };
+    // The sizes are the caller's (unknown here): the three launches differ only in their block.
+    const same = launches([1024, 1024, 1024]);
+    assert.equal(same.launches.length, 3);
+    assert.equal(same.shared, 2);
+    assert.deepEqual(
+      same.launches.map((l) => l.bindings),
+      [1, 2, 3].map(() => ({ BLOCK: 1024 })),
+    );
+    const other = launches([1024, 512, 256]);
+    assert.equal(other.shared, 0);
+    assert.deepEqual(
+      other.launches.map((l) => l.bindings.BLOCK),
+      [1024, 512, 256],
+    );
+    // One of three the same as the first: the third launch takes the first one's interpretation, and reports
+    // what the same launch reports when it is the first of its values (interpreted on its own).
+    const some = launches([1024, 512, 1024]);
+    assert.equal(some.shared, 1);
+    const alone = launches([256, 512, 1024]);
+    assert.equal(alone.shared, 0);
+    const what = (l: (typeof some.launches)[number]) => ({ ...l, share: null, time: null });
+    assert.deepEqual(what(some.launches[2]), what(alone.launches[2]));
   });
 
   it('a host loop multiplies its launches; a fusion inside it saves once per trip', async () => {

@@ -17,15 +17,15 @@ import type { Frontend, FrontendContext } from '../../frontend';
 import type { BindingSource, Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
 import { assumption, say, type Assumption } from '../../messages';
 import { documentFrame, parseCached } from '../../parsers';
-import { evaluate, mul, num, sym, type Expr } from '../../sym/expr';
+import { evaluate, exprKey, mul, num, sym, type Expr } from '../../sym/expr';
 import { BindingSet, Suggestions } from '../../bindings';
 import { seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics, constGlobals } from './bindings';
 import { constGlobalsAnswer, fingerprint } from './deps';
-import { lineBefore, noteQuery, recordInto, type Deps, type RowEdit } from '../../deps';
-import { footprintsOf, interpret } from './interp';
+import { captured, lineBefore, noteQuery, recordInto, replay, type Deps, type RowEdit } from '../../deps';
+import { footprintsOf, interpret, type InterpResult } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
-import type { HostDescriptor } from './state';
+import type { HostDescriptor, TritonInput } from './state';
 import type { Dtype } from '../../gpus/types';
 import { fromLite, HostEnv } from './host';
 import { tritonPipelines } from './pipeline';
@@ -170,6 +170,50 @@ class SuggestionLog extends Suggestions {
   }
 }
 
+/**
+ * The kernel's interpretation, shared by the per-launch analyses of one
+ * report's pipelines that give it the same inputs (a launch site reached from
+ * several pipelines with sizes the file does not give: the same values each
+ * time). Everything `interpret` reads of its input is in the key — the
+ * bindings' values and which are module constants, the grid, the element
+ * types, the descriptors — and the rest it reads of the file is the same
+ * text for all of them (one version); its recorded reads are replayed into
+ * each analysis that takes it. Not shared when a budget cut it short.
+ */
+function sharedInterpretation(ctx: FrontendContext, inp: TritonInput): InterpResult {
+  const group = ctx.user.launch ? ctx.launchGroup : undefined;
+  if (!group) return interpret(inp);
+  let per = interpretations.get(group);
+  if (!per) interpretations.set(group, (per = new Map()));
+  const bound = Object.entries(inp.bindings.toRecord()).map(([name, x]) => [name, x.value, x.source === 'global']);
+  const key = JSON.stringify([
+    inp.kernel.name,
+    inp.kernel.node.startIndex,
+    bound,
+    inp.grid?.map(exprKey) ?? null,
+    inp.gridRank ?? null,
+    inp.userDtypes,
+    [...inp.launchDtypes],
+    [...inp.descriptors].map(([name, d]) => [name, d.block.map(exprKey), d.detail]),
+    [...inp.indexTensors].sort(),
+  ]);
+  const hit = per.get(key);
+  if (hit) {
+    replay(hit.deps);
+    interpretationStats.shared++;
+    return hit.r;
+  }
+  const { value, deps } = captured(() => interpret(inp));
+  if (!inp.budget.kernelTruncated && !inp.budget.expired) per.set(key, { r: value, deps });
+  return value;
+}
+
+/** Per group of per-launch analyses (`FrontendContext.launchGroup`), the interpretations made, by their inputs. */
+const interpretations = new WeakMap<object, Map<string, { r: InterpResult; deps: Deps | undefined }>>();
+
+/** Interpretations a per-launch analysis took from another launch of the same pipelines (tests). */
+export const interpretationStats = { shared: 0 };
+
 /** Further launch sites of a kernel whose values are suggested. */
 const MAX_OTHER_LAUNCHES = 8;
 /** Steps the other launch sites' suggestions may take (not taken from the kernel's budget). */
@@ -210,7 +254,7 @@ function kernelIR(ctx: FrontendContext, m: ModuleInfo, k: FnInfo): KernelIR {
   // A user binding of tl.num_programs(i) wins over the grid's expression.
   if (grid) grid = grid.map((g, i) => (ctx.user.set[`tl.num_programs(${i})`] !== undefined ? sym(`tl.num_programs(${i})`) : g));
   const run = (indexTensors: ReadonlySet<string>) =>
-    interpret({
+    sharedInterpretation(ctx, {
       mod: m,
       kernel: k,
       bindings: b,
