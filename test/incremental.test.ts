@@ -29,6 +29,9 @@ const ROOT = path.join(__dirname, '..');
 const H100 = findGpu('h100-sxm')!;
 const EXT: Record<Language, string> = { triton: 'py', cuda: 'cu', wgsl: 'wgsl' };
 
+/** A CUDA kernel the tests below write beside the one they edit (one thread an element, its block from the launch). */
+const CUDA_SHIFT = ['__global__ void shift(float* y, const float* x, int n) {', '  int i = blockIdx.x * blockDim.x + threadIdx.x;', '  if (i < n) y[i] = x[i] + 1.0f;', '}'];
+
 /** The first lines of the Triton files written in the tests below: the imports, then a kernel's decorator. */
 const TRITON_HEAD = ['import torch', 'import triton', 'import triton.language as tl', '', '', '@triton.jit'];
 
@@ -560,10 +563,7 @@ describe('incremental analysis equals a cold one after every edit', function () 
       '  if (i < b.n) b.y[i] = 2.0f * b.x[i];',
       '}',
       '',
-      '__global__ void shift(float* y, const float* x, int n) {',
-      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
-      '  if (i < n) y[i] = x[i] + 1.0f;',
-      '}',
+      ...CUDA_SHIFT,
       '',
       'template <typename Config>',
       'void prepare(int n) {',
@@ -630,10 +630,7 @@ describe('incremental analysis equals a cold one after every edit', function () 
       '  if (i < n) y[i] = 2.0f * x[i];',
       '}',
       '',
-      '__global__ void shift(float* y, const float* x, int n) {',
-      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
-      '  if (i < n) y[i] = x[i] + 1.0f;',
-      '}',
+      ...CUDA_SHIFT,
       '',
       'template <class T>',
       'void run(int which, int n, T* y, const T* x) {',

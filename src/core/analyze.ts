@@ -28,7 +28,7 @@ import { clearTritonCache, forgetTritonFile, tritonFrontend } from './frontends/
 import { clearTreeCache, forgetTree } from './parsers';
 import { clearCudaCache, cudaFrontend, forgetCudaFile } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
-import type { Frontend, LaunchInputs, OneShot, UserInputs } from './frontend';
+import type { Frontend, FrontendContext, LaunchInputs, OneShot, UserInputs } from './frontend';
 import type { RelatedFile } from './related';
 import { buildPipeline, type LaunchAnalysis } from './pipeline/pipeline';
 import type { PipelineReport } from './report/types';
@@ -141,6 +141,11 @@ export function progressOf(p: NonNullable<FileReport['partial']>): number {
   return p.scanned !== undefined ? p.scanned : 1e9 + p.analysed + (p.launches?.analysed ?? 0);
 }
 
+/** What the caller gives every frontend call of one analysis besides the text: the project files read, a `OneShot`. */
+function givenWith(opts: AnalyzeOptions): Pick<FrontendContext, 'related' | 'once'> {
+  return { ...(opts.related ? { related: opts.related } : {}), ...(opts.once ? { once: opts.once } : {}) };
+}
+
 /** Analyses one file's text. Never throws. */
 export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOptions): FileReport {
   const path = opts.path ?? '<input>';
@@ -161,7 +166,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   const freshAtStart = kernelStats.analysed;
   let ir: FileIR;
   try {
-    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu, ...(opts.related ? { related: opts.related } : {}), ...(opts.once ? { once: opts.once } : {}) });
+    ir = FRONTENDS[language]({ source, parsers, user, pragmas: readPragmas(source), budget, path, gpu: opts.gpu, ...givenWith(opts) });
   } catch (e) {
     report.diagnostics.push(say('internal', 1, `in the ${language} frontend: ${String((e as Error)?.message ?? e)}`));
     return report;
@@ -227,7 +232,7 @@ function pipelinesOf(
     let out: LaunchAnalysis;
     try {
       const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
-      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...(opts.related ? { related: opts.related } : {}), ...(opts.once ? { once: opts.once } : {}) });
+      const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...givenWith(opts) });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else {

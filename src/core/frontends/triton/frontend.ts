@@ -22,7 +22,7 @@ import { BindingSet, Suggestions } from '../../bindings';
 import { seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics, constGlobals } from './bindings';
 import { constGlobalsAnswer, fingerprint } from './deps';
-import { captured, lineBefore, noteQuery, recordInto, replay, type Deps, type RowEdit } from '../../deps';
+import { captured, lineBefore, noteQuery, recordInto, replay, type Answers, type Deps, type RowEdit } from '../../deps';
 import { footprintsOf, interpret, type InterpResult } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import type { HostDescriptor, TritonInput } from './state';
@@ -87,6 +87,23 @@ interface BoundLaunch {
 /** A launch site reached from several pipeline call sites is several launches (their lines tell them apart: up to 8 kept). */
 const launchBinds = new ReadsMemo<BoundLaunch>(1024, 8);
 
+/** What a site binds, logged on `b`, as plain data (kept with its reads, moved by an Enter). */
+function boundLaunch(b: BindingSet, bind: () => LaunchFacts): BoundLaunch {
+  const r = b.logged(bind);
+  return { facts: { ...r.value, dtypes: [...r.value.dtypes], descriptors: [...r.value.descriptors] }, binds: r.binds };
+}
+
+/** A kept `BoundLaunch` taken: its binds asked again of `b`, in order (unless just computed on it), its facts a copy (the kernel's to add to). */
+function takeBound(kept: BoundLaunch, b: BindingSet, computed: boolean): LaunchFacts {
+  if (!computed) for (const [name, value, source, detail] of kept.binds) b.bind(name, value, source, detail);
+  return { ...kept.facts, dtypes: new Map(kept.facts.dtypes), descriptors: new Map(kept.facts.descriptors), hostNotes: [...kept.facts.hostNotes] };
+}
+
+/** The module's answers to recorded reads (deps.ts), its constants among them. */
+function moduleReads(m: ModuleInfo, source: string): (d: Deps, edit?: RowEdit) => Answers {
+  return (d, edit) => fingerprint(m, d, source, () => constGlobalsAnswer(constGlobals(m)), edit);
+}
+
 function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Launch, nth: number, b: BindingSet, host: HostEnv): LaunchFacts {
   const want = ctx.user.launch!;
   const places = [want.line, ...[...(want.label ?? '').matchAll(/\bline (\d+)/g)].map((x) => Number(x[1]))];
@@ -99,20 +116,17 @@ function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Lau
     `${ctx.path ?? '<input>'}\u0000${k.name}\u0000${nth}\u0000${ctx.gpu?.id ?? ''}\u0000${key}`,
     key,
     m.root,
-    (d: Deps, edit?: RowEdit, lines?: RowEdit) => [...fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit), places.map((l) => lineBefore(l, lines ?? edit)).join(',')],
+    (d: Deps, edit?: RowEdit, lines?: RowEdit) => [...moduleReads(m, ctx.source)(d, edit), places.map((l) => lineBefore(l, lines ?? edit)).join(',')],
     () => {
       computed = true;
-      const r = b.logged(() => bindLaunch(k, chosen, m, b, ctx.budget, { host, args: want.frame ? fromLite(want.frame) : undefined, label: want.label }));
-      return { facts: { ...r.value, dtypes: [...r.value.dtypes], descriptors: [...r.value.descriptors] }, binds: r.binds };
+      return boundLaunch(b, () => bindLaunch(k, chosen, m, b, ctx.budget, { host, args: want.frame ? fromLite(want.frame) : undefined, label: want.label }));
     },
     () => !ctx.budget.kernelTruncated && !ctx.budget.expired,
     movable(ctx) ? documentFrame(ctx.parsers.python, ctx.path ?? '<input>', ctx.source) : undefined,
     true,
   );
   // Kept: its binds asked again, in order, of a set as it was then (the key says so).
-  if (!computed) for (const [name, value, source, detail] of kept.binds) b.bind(name, value, source, detail);
-  // The facts are the kernel's to add to (its descriptors): a copy.
-  return { ...kept.facts, dtypes: new Map(kept.facts.dtypes), descriptors: new Map(kept.facts.descriptors), hostNotes: [...kept.facts.hostNotes] };
+  return takeBound(kept, b, computed);
 }
 
 /**
@@ -123,9 +137,7 @@ function launchBound(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, chosen: Lau
  * host code they read answer as before). Plain data: moved by an Enter above
  * what it read, as a kernel is.
  */
-interface OwnLaunches {
-  facts: BoundLaunch['facts'];
-  binds: BoundLaunch['binds'];
+interface OwnLaunches extends BoundLaunch {
   suggestions: [string, number | boolean | string, BindingSource, string][];
 }
 const ownLaunchMemo = new ReadsMemo<OwnLaunches>(1024);
@@ -139,27 +151,26 @@ function ownLaunches(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, launches: L
     `${ctx.path ?? '<input>'}\u0000${k.name}\u0000${ctx.gpu?.id ?? ''}`,
     key,
     m.root,
-    (d: Deps, edit?: RowEdit) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit),
+    moduleReads(m, ctx.source),
     () => {
       computed = true;
       noteQuery(`kernelLaunches:${k.name}`);
       const own = sug ? new SuggestionLog() : undefined;
-      const r = b.logged(() => {
+      const bound = boundLaunch(b, () => {
         const facts = bindLaunch(k, launches[0], m, b, ctx.budget, { host, suggest: own });
         if (launches.length > 1) facts.gridDetail += ` (first of ${launches.length} launches)`;
         if (own && launches.length > 1) suggestLaunches(k, launches, m, host, ctx, own);
         return facts;
       });
-      return { facts: { ...r.value, dtypes: [...r.value.dtypes], descriptors: [...r.value.descriptors] }, binds: r.binds, suggestions: own?.adds ?? [] };
+      return { ...bound, suggestions: own?.adds ?? [] };
     },
     () => !ctx.budget.kernelTruncated && !ctx.budget.expired,
     movable(ctx) ? documentFrame(ctx.parsers.python, ctx.path ?? '<input>', ctx.source) : undefined,
     true,
   );
-  // Kept: its binds asked again, in order, of a set as it was then (the key says so); its suggestions added in order.
-  if (!computed) for (const [name, value, source, detail] of kept.binds) b.bind(name, value, source, detail);
+  // Kept: its suggestions added in order; its binds asked again (the key says the set is as it was then).
   if (sug) for (const [name, value, source, detail] of kept.suggestions) sug.add(name, value, source, detail);
-  return { ...kept.facts, dtypes: new Map(kept.facts.dtypes), descriptors: new Map(kept.facts.descriptors), hostNotes: [...kept.facts.hostNotes] };
+  return takeBound(kept, b, computed);
 }
 
 /** Suggestions as they are added, to be added again in order to another set (a kept `OwnLaunches`). */
@@ -466,7 +477,7 @@ export const tritonFrontend: Frontend = (ctx) => {
     file.diagnostics.push(say('kernelsNotFound', 1, 'Triton', `${jitDecorators(ctx.source)} \`@triton.jit\` function(s)`));
   // What a kernel reads of the rest of the file is recorded while it runs and answered again at the next
   // analysis (src/core/deps.ts, ./deps.ts): an edit elsewhere re-analyses only the kernels that read it.
-  const reads = { root: m.root, fingerprint: (d: Deps, edit?: RowEdit) => fingerprint(m, d, ctx.source, () => constGlobalsAnswer(constGlobals(m)), edit) };
+  const reads = { root: m.root, fingerprint: moduleReads(m, ctx.source) };
   const imports = JSON.stringify([...recordInto(undefined, () => [...m.imports])]);
   // One launch of a pipeline: only its kernel's job (the driver would take only it anyway).
   const wanted = ctx.user.launch ? found.kernels.filter((k) => k.name === ctx.user.launch!.kernel) : found.kernels;
@@ -493,9 +504,8 @@ export const tritonFrontend: Frontend = (ctx) => {
   // past the time slice, in the next call.
   const defer = !r.incomplete && deferPipelines(ctx, r);
   if (!ctx.user.launch && !r.incomplete && !defer) {
-    const ownReads = (d: Deps, edit?: RowEdit) => fingerprint(own, d, ctx.source, () => constGlobalsAnswer(constGlobals(own)), edit);
     // An Enter above the launches moves the pipelines with their lines, as it moves the kernels.
-    const pipelines = pipelineMemo.get(ctx, ctx.path ?? '<input>', '', own.root, ownReads, () => tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget), () => !ctx.budget.fileTruncated && !ctx.budget.expired, frame);
+    const pipelines = pipelineMemo.get(ctx, ctx.path ?? '<input>', '', own.root, moduleReads(own, ctx.source), () => tritonPipelines(own, hostEnvOf(own, ctx), ctx.budget), () => !ctx.budget.fileTruncated && !ctx.budget.expired, frame);
     if (pipelines.length) file.pipelines = pipelines;
   }
   file.diagnostics.push(...r.diagnostics);
