@@ -10,6 +10,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { analyzeSource, clearCaches, OneShot } from '../src/core/analyze';
+import { DEFAULT_FILE_STEPS } from '../src/core/budget';
 import { findGpu } from '../src/core/gpus/catalog';
 import type { Language } from '../src/core/ir';
 import { parseCached, retiredTreeCount, type Parsers } from '../src/core/parsers';
@@ -34,6 +35,37 @@ const CUDA_SHIFT = ['__global__ void shift(float* y, const float* x, int n) {', 
 
 /** The first lines of the Triton files written in the tests below: the imports, then a kernel's decorator. */
 const TRITON_HEAD = ['import torch', 'import triton', 'import triton.language as tl', '', '', '@triton.jit'];
+
+/** A Triton kernel launched from two host functions with different blocks, both called from `main`. */
+const OWN_LAUNCHES = [
+  ...TRITON_HEAD,
+  'def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):',
+  '    pid = tl.program_id(0)',
+  '    offs = pid * BLOCK + tl.arange(0, BLOCK)',
+  '    mask = offs < n',
+  '    x = tl.load(x_ptr + offs, mask=mask)',
+  '    tl.store(out_ptr + offs, x * 2.0, mask=mask)',
+  '',
+  '',
+  'def small(x):',
+  '    out = torch.empty_like(x)',
+  '    n = x.numel()',
+  '    scale_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)',
+  '    return out',
+  '',
+  '',
+  'def large(x):',
+  '    out = torch.empty_like(x)',
+  '    n = x.numel()',
+  '    scale_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)',
+  '    return out',
+  '',
+  '',
+  'def main():',
+  '    small(torch.randn(4096, device="cuda"))',
+  '    large(torch.randn(1 << 20, device="cuda"))',
+  '',
+].join('\n');
 
 function content(r: FileReport): string {
   return JSON.stringify({ kernels: r.kernels, diagnostics: r.diagnostics, pipelines: r.pipelines ?? null, partial: r.partial ?? null });
@@ -277,35 +309,7 @@ describe('incremental analysis equals a cold one after every edit', function () 
   });
 
   it("triton: typing in a kernel does not follow its launch sites' host code again for its bindings and suggestions; an edit of a site does", () => {
-    const src = [
-      ...TRITON_HEAD,
-      'def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):',
-      '    pid = tl.program_id(0)',
-      '    offs = pid * BLOCK + tl.arange(0, BLOCK)',
-      '    mask = offs < n',
-      '    x = tl.load(x_ptr + offs, mask=mask)',
-      '    tl.store(out_ptr + offs, x * 2.0, mask=mask)',
-      '',
-      '',
-      'def small(x):',
-      '    out = torch.empty_like(x)',
-      '    n = x.numel()',
-      '    scale_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)',
-      '    return out',
-      '',
-      '',
-      'def large(x):',
-      '    out = torch.empty_like(x)',
-      '    n = x.numel()',
-      '    scale_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)',
-      '    return out',
-      '',
-      '',
-      'def main():',
-      '    small(torch.randn(4096, device="cuda"))',
-      '    large(torch.randn(1 << 20, device="cuda"))',
-      '',
-    ].join('\n');
+    const src = OWN_LAUNCHES;
     const file = 'own-launches.py';
     const body = src.replace('x * 2.0', 'x * 3.0');
     const site = body.replace('BLOCK=1024)', 'BLOCK=512)');
@@ -325,6 +329,54 @@ describe('incremental analysis equals a cold one after every edit', function () 
     analyzeSource(enter, parsers, { gpu: H100, path: file });
     const s3 = tritonOwnLaunchStats();
     assert.deepEqual([s3.moved - s2.moved, s3.computed - s2.computed], [1, 0], 'an Enter in the kernel: moved with the lines it names');
+    clearCaches();
+  });
+
+  /**
+   * A value kept from an earlier version (a launch site's bindings, a
+   * pipeline, a module scan, a host parameter another kernel read) takes the
+   * steps computing it took from the budget, and is computed again where
+   * computing it would have cut the budget: at every step limit, kernel and
+   * file, an analysis after an edit gives what a cold one gives (before, a
+   * kept value was free, and a kernel a cold analysis cuts short came out
+   * whole after an edit).
+   */
+  it('kept values take the steps they took: warm equals cold at every step limit', () => {
+    const fixture = (f: string) => fs.readFileSync(path.join(__dirname, 'fixtures', f), 'utf8');
+    const cases: [string, string, string, string][] = [
+      ['own-launches.py', OWN_LAUNCHES, 'x * 2.0', 'x * 3.0'],
+      ['steps-pipeline.py', fixture('triton/pipeline_forward.py'), 'ms = tl.sum(x * x, axis=0) / N', 'ms = tl.sum(x * x, axis=0) / N + 0.0'],
+      ['steps-pipeline-enter.py', fixture('triton/pipeline_forward.py'), '    row = tl.program_id(0)\n', '    row = tl.program_id(0)\n\n'],
+      ['steps-pipeline.cu', fixture('cuda/pipeline_layers.cu'), '    ss += v * v;', '    ss += v * v + 0.0f;'],
+    ];
+    for (const [file, src, from, to] of cases) {
+      assert.ok(src.includes(from), `${file}: \`${from}\` is in the text`);
+      const text = src.replace(from, to);
+      for (const limit of ['kernelSteps', 'fileSteps'] as const) {
+        const run = (t: string, steps: number) => content(analyzeSource(t, parsers, { gpu: H100, path: file, [limit]: steps }));
+        const cold = (steps: number) => {
+          clearCaches();
+          return run(text, steps);
+        };
+        // The fewest steps that give the whole analysis; every limit below it up to there, and a few past it.
+        const whole = cold(DEFAULT_FILE_STEPS);
+        let lo = 1;
+        let hi = 100_000;
+        while (lo < hi) {
+          const mid = Math.floor((lo + hi) / 2);
+          if (cold(mid) === whole) hi = mid;
+          else lo = mid + 1;
+        }
+        assert.ok(lo > 10, `${file}, ${limit}: the analysis takes ${lo} steps`);
+        for (let steps = 1; steps <= lo + 2; steps += steps < lo - 24 ? 10 : 1) {
+          const expected = cold(steps);
+          clearCaches();
+          run(src, steps);
+          const warm = run(text, steps);
+          if (warm !== expected) assert.deepEqual(JSON.parse(warm), JSON.parse(expected), `${file}, ${limit} ${steps}: warm equals cold`);
+        }
+      }
+    }
     clearCaches();
   });
 

@@ -58,6 +58,8 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
   parseMs?: number;
   /** Step budget of one kernel (default: Budget's). */
   kernelSteps?: number;
+  /** Step budget of the file-level scans: module, host code, launches, pipelines (default: Budget's). */
+  fileSteps?: number;
   /**
    * Lines (0-based, inclusive) whose kernels are analysed first — an editor's
    * visible range, so a time slice shows them first. The report keeps file order.
@@ -161,6 +163,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     sliceMs: opts.sliceMs,
     parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)),
     kernelSteps: opts.kernelSteps,
+    fileSteps: opts.fileSteps,
     focus: opts.focus,
   });
   const freshAtStart = kernelStats.analysed;
@@ -231,7 +234,7 @@ function pipelinesOf(
     if (stop()) throw new LaunchesPending();
     let out: LaunchAnalysis;
     try {
-      const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps });
+      const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps, fileSteps: opts.fileSteps });
       const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...givenWith(opts) });
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };

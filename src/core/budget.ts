@@ -41,6 +41,11 @@ export class Budget {
   /** Lines whose kernels go first (see BudgetOptions.focus). */
   readonly focus: { startLine: number; endLine: number } | undefined;
   private steps = 0;
+  /**
+   * The highest step count the current scope reached in optional work (whose
+   * steps are given back after it: `optional`), for `measured`.
+   */
+  private high = 0;
   /** The step count at which optional work (see `optional`) stops. */
   private cap = Infinity;
   private inKernel = false;
@@ -83,9 +88,11 @@ export class Budget {
   /** Runs one kernel's analysis with its own step budget; reports whether it was cut short. */
   kernel<T>(run: () => T): { value: T; truncated: boolean } {
     const outerSteps = this.steps;
+    const outerHigh = this.high;
     const outerIn = this.inKernel;
     const outerTrunc = this.kernelTruncated;
     this.steps = 0;
+    this.high = 0;
     this.inKernel = true;
     this.kernelTruncated = false;
     try {
@@ -93,6 +100,7 @@ export class Budget {
       return { value, truncated: this.kernelTruncated };
     } finally {
       this.steps = outerSteps;
+      this.high = outerHigh;
       this.inKernel = outerIn;
       this.kernelTruncated = outerTrunc;
     }
@@ -116,12 +124,56 @@ export class Budget {
       return { value, cut };
     } finally {
       this.cap = outerCap;
+      if (this.steps > this.high) this.high = this.steps;
       this.steps = outerSteps;
       if (!this.expired) {
         if (this.inKernel) this.kernelTruncated = trunc;
         else this.fileTruncated = trunc;
       }
     }
+  }
+
+  /**
+   * Runs `run` for a value kept and taken again later (a memo): what it took
+   * of the current scope's steps (`used`) and the most it held at once,
+   * optional work included (`peak`); `fits`: no limit of this scope ended any
+   * of it, so the value does not depend on the steps taken before it. Taken
+   * again with `retake`, the value leaves the budget where computing it would.
+   */
+  measured<T>(run: () => T): { value: T; used: number; peak: number; fits: boolean } {
+    const start = this.steps;
+    const outerHigh = this.high;
+    this.high = start;
+    try {
+      const value = run();
+      const peak = Math.max(this.high, this.steps) - start;
+      return { value, used: this.steps - start, peak, fits: !this.truncatedHere() && start + peak <= this.limit() };
+    } finally {
+      this.high = Math.max(outerHigh, this.high, this.steps);
+    }
+  }
+
+  /**
+   * Takes the steps of a kept value (`measured`'s `used` and `peak`) as if it
+   * were computed here: false, taking none, when computing it here would
+   * have been cut (the current scope is cut already, or its limit falls
+   * within `peak`): the caller computes it then. So a value taken from a memo
+   * ends a budget where a cold analysis ends it.
+   */
+  retake(used: number, peak: number): boolean {
+    if (this.expired || this.truncatedHere() || this.steps + peak > this.limit()) return false;
+    this.high = Math.max(this.high, this.steps + peak);
+    this.steps += used;
+    return true;
+  }
+
+  private truncatedHere(): boolean {
+    return this.inKernel ? this.kernelTruncated : this.fileTruncated;
+  }
+
+  /** The step count past which the current scope is cut: its limit, or the end of the optional work it is in. */
+  private limit(): number {
+    return Math.min(this.inKernel ? this.kernelSteps : this.fileSteps, this.cap);
   }
 
   /** True once the time slice is over: finish the current unit of work, start no new one. */

@@ -319,7 +319,7 @@ export function failedKernel(job: Pick<KernelJob, 'name' | 'line' | 'range'>, la
  * in host code the result never read, does not rebuild it.
  */
 export class ReadsMemo<T> {
-  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: Answers; frame?: { doc: string; version: number } }[]>();
+  private readonly map = new Map<string, { key: string; value: T; deps: Deps; answers: Answers; frame?: { doc: string; version: number }; used: number; peak: number }[]>();
   /** Values taken from the memo (`moved`: moved by an edit that added or removed lines above what they read) and values computed (tests read them). */
   readonly stats = { reused: 0, moved: 0, computed: 0 };
   /** `perPath`: values kept per path (the same inputs reached from different places, told apart by their reads). */
@@ -335,10 +335,13 @@ export class ReadsMemo<T> {
    * recorded; kept only when `complete` says nothing cut it short. With
    * `frame` (the document version), a value computed on the version before,
    * whose reads an edit that added or removed lines only moved, is taken with
-   * its lines moved (plain data only: engine/shift.ts).
+   * its lines moved (plain data only: engine/shift.ts). A kept value takes
+   * the budget's steps its computing took (`Budget.retake`), and is computed
+   * again where computing it would have been cut: warm and cold analyses
+   * end their budgets at the same place.
    */
   get(
-    ctx: Pick<FrontendContext, 'once'>,
+    ctx: Pick<FrontendContext, 'once' | 'budget'>,
     path: string,
     key: string,
     root: object,
@@ -356,7 +359,7 @@ export class ReadsMemo<T> {
     for (let i = 0; i < list.length; i++) {
       const hit = list[i];
       const kept = hit.key === key ? keptReads(hit.value, hit.deps, hit.answers, hit.frame, fingerprint, frame, shiftLines) : undefined;
-      if (!kept) continue;
+      if (!kept || !ctx.budget.retake(hit.used, hit.peak)) continue;
       if (kept === SAME) this.stats.reused++;
       else {
         this.stats.moved++;
@@ -369,13 +372,13 @@ export class ReadsMemo<T> {
     }
     this.stats.computed++;
     const reads = new Deps(root);
-    const value = recordInto(reads, compute);
+    const { value, used, peak, fits } = ctx.budget.measured(() => recordInto(reads, compute));
     reads.done();
     if (replayReads) replay(reads);
     this.map.delete(path);
-    if (complete()) {
+    if (fits && complete()) {
       // The others, the most recently taken first, stay while there is room (one per path: replaced).
-      this.map.set(path, [{ key, value, deps: reads, answers: fingerprint(reads), frame: here }, ...list.slice(0, this.perPath - 1)]);
+      this.map.set(path, [{ key, value, deps: reads, answers: fingerprint(reads), frame: here, used, peak }, ...list.slice(0, this.perPath - 1)]);
       while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
     } else if (list.length && this.perPath > 1) this.map.set(path, list);
     return value;

@@ -189,7 +189,9 @@ class SuggestionLog extends Suggestions {
  * bindings' values and which are module constants, the grid, the element
  * types, the descriptors — and the rest it reads of the file is the same
  * text for all of them (one version); its recorded reads are replayed into
- * each analysis that takes it. Not shared when a budget cut it short.
+ * each analysis that takes it, and its steps taken from its budget (where
+ * they would have cut it, it is interpreted again). Not shared when a budget
+ * cut it short.
  */
 function sharedInterpretation(ctx: FrontendContext, inp: TritonInput): InterpResult {
   const group = ctx.user.launch ? ctx.launchGroup : undefined;
@@ -209,18 +211,19 @@ function sharedInterpretation(ctx: FrontendContext, inp: TritonInput): InterpRes
     [...inp.indexTensors].sort(),
   ]);
   const hit = per.get(key);
-  if (hit) {
+  // Taken with the steps it took (interpreted here, it would have been cut: interpreted here).
+  if (hit && inp.budget.retake(hit.used, hit.peak)) {
     replay(hit.deps);
     interpretationStats.shared++;
     return hit.r;
   }
-  const { value, deps } = captured(() => interpret(inp));
-  if (!inp.budget.kernelTruncated && !inp.budget.expired) per.set(key, { r: value, deps });
+  const { value: { value, deps }, used, peak, fits } = inp.budget.measured(() => captured(() => interpret(inp)));
+  if (fits && !inp.budget.kernelTruncated && !inp.budget.expired) per.set(key, { r: value, deps, used, peak });
   return value;
 }
 
 /** Per group of per-launch analyses (`FrontendContext.launchGroup`), the interpretations made, by their inputs. */
-const interpretations = new WeakMap<object, Map<string, { r: InterpResult; deps: Deps | undefined }>>();
+const interpretations = new WeakMap<object, Map<string, { r: InterpResult; deps: Deps | undefined; used: number; peak: number }>>();
 
 /** Interpretations a per-launch analysis took from another launch of the same pipelines (tests). */
 export const interpretationStats = { shared: 0 };
@@ -392,20 +395,25 @@ interface Scan {
   errors: Diagnostic[];
 }
 
-/** The module scan of a tree, kept while the tree is (a re-analysis of unchanged text reuses it). */
-const scans = new WeakMap<Tree, Scan>();
+/**
+ * The module scan of a tree, kept while the tree is (a re-analysis of
+ * unchanged text reuses it), with the steps it took: taken again with it
+ * (`Budget.retake`), so a kept scan leaves the file's budget where scanning
+ * would.
+ */
+const scans = new WeakMap<Tree, { scan: Scan; used: number; peak: number }>();
 
 function scanned(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const hit = scans.get(tree);
-  if (hit) return hit;
+  if (hit && ctx.budget.retake(hit.used, hit.peak)) return hit.scan;
   const root = syntaxRoot(tree, ctx.source);
   // In time slices the scan of a large file may take several calls (each reads on from where the last stopped).
-  const m = scanModule(root, ctx.budget, true);
+  const { value: m, used, peak, fits } = ctx.budget.measured(() => scanModule(root, ctx.budget, true));
   if ('pending' in m) return m;
   const errors = root.hasError ? syntaxErrors(tree) : [];
   const found = findKernels(m);
   const scan = { m, found, errors };
-  if (!ctx.budget.fileTruncated && !ctx.budget.expired) scans.set(tree, scan);
+  if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) scans.set(tree, { scan, used, peak });
   return scan;
 }
 
@@ -420,8 +428,8 @@ function merged(own: ModuleInfo, foreign: { modules: ModuleInfo[]; key: string }
   return m;
 }
 
-/** Module scans of other modules' trees, with their text's hash (kept while the tree is). */
-const foreignScans = new WeakMap<Tree, { m: ModuleInfo; hash: string }>();
+/** Module scans of other modules' trees, with their text's hash and the steps they took (kept while the tree is). */
+const foreignScans = new WeakMap<Tree, { m: ModuleInfo; hash: string; used: number; peak: number }>();
 
 /**
  * The project modules the host read for this file (`from .utils import f`),
@@ -440,9 +448,10 @@ function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: str
     if (!tree) continue;
     foreignTrees.set(tree, lines.get(spec) ?? (Number.isFinite(first) ? first : 1));
     let scan = foreignScans.get(tree);
-    if (!scan) {
-      scan = { m: scanModule(syntaxRoot(tree, f.text), ctx.budget), hash: String(hash53(f.text)) };
-      if (!ctx.budget.fileTruncated && !ctx.budget.expired) foreignScans.set(tree, scan);
+    if (!scan || !ctx.budget.retake(scan.used, scan.peak)) {
+      const { value, used, peak, fits } = ctx.budget.measured(() => scanModule(syntaxRoot(tree, f.text), ctx.budget));
+      scan = { m: value, hash: String(hash53(f.text)), used, peak };
+      if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) foreignScans.set(tree, scan);
     }
     modules.push(scan.m);
     keys.push(`${spec}@${foreignTrees.get(tree)}:${scan.hash}`);

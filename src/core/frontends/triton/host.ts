@@ -59,6 +59,9 @@ interface MemoEntry {
   needs: Map<string, number | undefined>;
   /** Read while alternatives ran: taken by them only. */
   alt: boolean;
+  /** The budget's steps reading it took (`Budget.measured`): taken again with the value. */
+  used: number;
+  peak: number;
 }
 
 /** Parameter values read from call sites (not taken from the memo), and host readers made: tests. */
@@ -297,7 +300,9 @@ export class HostEnv {
   paramValue(fn: FnInfo, p: string): HostValue | undefined {
     const key = `${fn.name}.${p}`;
     const hit = this.memo.get(key)?.find((e) => this.holds(e));
-    if (hit) {
+    // With the steps reading it took (where they would cut the budget, it is read again: a kernel that reads
+    // it first and one kept from before give the same numbers).
+    if (hit && this.budget.retake(hit.used, hit.peak)) {
       for (const [k, v] of hit.needs) this.consulted?.set(k, v);
       replay(hit.deps);
       this.trail.push(...hit.trail);
@@ -316,7 +321,7 @@ export class HostEnv {
     const needs = new Map<string, number | undefined>();
     this.consulted = needs;
     // The reads that resolve it are kept with it: a kernel that reuses the value records them too (deps.ts).
-    const cap = captured(() => {
+    const steps = this.budget.measured(() => captured(() => {
     let result: { v: HostValue | undefined; trail: string[] } = { v: undefined, trail: [] };
     try {
       const bench = this.benchmarkValue(fn, p);
@@ -366,14 +371,18 @@ export class HostEnv {
       this.callerDepth--;
     }
     return result;
-    });
+    }));
+    const cap = steps.value;
     const result = cap.value;
     for (const [k, v] of needs) this.consulted?.set(k, v);
-    const kept = this.memo.get(key) ?? [];
-    kept.push({ ...result, points, deps: cap.deps, needs, alt: this.picks !== undefined });
-    // The default reading's value stays (as read then: a later reading could stand elsewhere in the call chain).
-    if (kept.length > MAX_MEMO_VERSIONS) kept.splice(kept.findIndex((e) => e.alt), 1);
-    this.memo.set(key, kept);
+    // Not kept when the budget cut it short (read again, it could read further).
+    if (steps.fits) {
+      const kept = this.memo.get(key) ?? [];
+      kept.push({ ...result, points, deps: cap.deps, needs, alt: this.picks !== undefined, used: steps.used, peak: steps.peak });
+      // The default reading's value stays (as read then: a later reading could stand elsewhere in the call chain).
+      if (kept.length > MAX_MEMO_VERSIONS) kept.splice(kept.findIndex((e) => e.alt), 1);
+      this.memo.set(key, kept);
+    }
     this.trail.push(...result.trail);
     mergePoints(this.collect, points);
     return result.v;
