@@ -6,9 +6,14 @@
  *   analysis   per language, on files built from the real-style fixtures
  *              (test/fixtures/, bench/fixtures.ts) and on generated ones
  *              (bench/generate.ts), 1,000 and 10,000 lines: cold (caches
- *              cleared: full parse + every kernel), after a one-character edit
+ *              cleared: full parse + every kernel, a text of its own each
+ *              run, after three warm-up runs whose first is shown beside),
+ *              after a one-character edit
  *              inside a kernel, after one outside every kernel; CPU time
  *              beside the wall time (less sensitive to a loaded machine)
+ *   floor      the parsers alone: a cold parse of each 1,000-line fixtures
+ *              file (with and without one cursor walk over its tree) and
+ *              of the corpus files — what no analysis of them can beat
  *   real       typing a line in the middle of seven real public files of
  *              /work/corpora (CUDA with project headers and syntax errors,
  *              Triton with host code and launch pipelines, WGSL)
@@ -23,7 +28,7 @@
  *              in-host slices, and the synchronous analysis of before
  *   bundles    sizes
  *
- *   node dist/bench.js [--only analysis,real,fresh,startup,cli,corpus,host,bundles] [--runs N] [--quick]
+ *   node dist/bench.js [--only analysis,floor,real,fresh,startup,cli,corpus,host,bundles] [--runs N] [--quick]
  *
  * The corpus and the tutorials are read where they are (never copied into
  * the repository); without /work/corpora those lines say so.
@@ -32,7 +37,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { decode } from '../../src/cli/inputs';
+import { decode, expand, worthReporting } from '../../src/cli/inputs';
 import { readRelated } from '../../src/cli/related';
 import { analyzeSource, clearCaches, languageOf, type AnalyzeOptions } from '../../src/core/analyze';
 import { findGpu } from '../../src/core/gpus/catalog';
@@ -40,6 +45,8 @@ import type { Language } from '../../src/core/ir';
 import * as parsersModule from '../../src/core/parsers';
 import { initParsers, type Parsers, type WasmName } from '../../src/core/parsers';
 import type { FileReport } from '../../src/core/report/types';
+import type { Tree } from 'web-tree-sitter';
+import { parseSrcModule } from 'wesl/core';
 import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './fixtures';
 import { cudaFile, tritonFile, wgslFile } from './generate';
 import { hostSession, type HostMode } from './host';
@@ -89,22 +96,34 @@ const spansOf = (r: FileReport): KernelSpan[] => r.kernels.map((k) => ({ start: 
 // ---------------------------------------------------------------------------
 // analysis
 
+/** Cold analyses of a language run before the measured ones (the JIT's warm-up; their first is shown beside). */
+const COLD_WARMUP = 3;
+
 function measureFile(p: Parsers, lang: Language, label: string, src: string, opts: AnalyzeOptions, runs: number): string[] {
   const file = `bench-${label.replace(/\W+/g, '-')}.${EXT[lang]}`;
   const o = { ...opts, path: file, language: lang };
   const cold: number[] = [];
   const coldCpu: number[] = [];
-  let report!: FileReport;
   let peak = 0;
-  for (let r = 0; r < runs; r++) {
+  // Each cold run analyses a text of its own (a comment line added at the end), every cache cleared: nothing
+  // kept by text helps it. The first runs of a language are the JIT's warm-up (what a new process pays is the
+  // `fresh` figure): measured after COLD_WARMUP runs, the first of them said apart.
+  const note = lang === 'triton' ? '#' : '//';
+  let first = 0;
+  for (let r = -COLD_WARMUP; r < runs; r++) {
     clearCaches();
     const c = process.cpuUsage();
     const t0 = performance.now();
-    report = analyzeSource(src, p, o);
-    cold.push(performance.now() - t0);
+    analyzeSource(`${src}\n${note} cold run ${r + COLD_WARMUP}\n`, p, o);
+    const ms = performance.now() - t0;
+    if (r === -COLD_WARMUP) first = ms;
+    if (r < 0) continue;
+    cold.push(ms);
     coldCpu.push(cpuMs(c));
     peak = Math.max(peak, process.memoryUsage().heapUsed);
   }
+  clearCaches();
+  const report = analyzeSource(src, p, o);
   const spans = spansOf(report);
   // Each edit is given the kernels as the previous analysis found them (an Enter moves those below).
   const edits = (edit: (s: string, n: number, now: KernelSpan[]) => string): { wall: number[]; cpu: number[] } => {
@@ -129,7 +148,7 @@ function measureFile(p: Parsers, lang: Language, label: string, src: string, opt
   const lines = src.split('\n').length;
   const name = `${lang} ${label} ${lines} lines (${report.kernels.length} k)`;
   return [
-    line(name, 'cold', `${fmt(cold)}; cpu median ${f1(stats(coldCpu).median)} ms`),
+    line(name, 'cold', `${fmt(cold)}; cpu median ${f1(stats(coldCpu).median)} ms; the language's first: ${f1(first)} ms`),
     line(name, 'edit in a kernel', `${fmt(inside.wall)}; cpu median ${f1(stats(inside.cpu).median)} ms`),
     line(name, 'edit outside kernels', `${fmt(outside.wall)}; cpu median ${f1(stats(outside.cpu).median)} ms`),
     line(name, 'Enter in a kernel', `${fmt(enter.wall)}; cpu median ${f1(stats(enter.cpu).median)} ms`),
@@ -148,6 +167,97 @@ async function analysis(runs: number, quick: boolean): Promise<string[]> {
     out.push(...measureFile(p, lang, 'generated', gen[lang](1000), opts, runs));
     if (!quick) out.push(...measureFile(p, lang, 'fixtures', fixtureFile(ROOT, lang, 10000), opts, Math.max(3, Math.ceil(runs / 3))));
   }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// floor: what the parsers alone take
+
+/**
+ * Every node of a tree visited once with a cursor, its type and range read:
+ * the least any reading of the whole tree does. Returns the node count.
+ */
+function walkAll(tree: Tree): number {
+  const c = tree.walk();
+  let n = 0;
+  let sink = 0;
+  for (;;) {
+    n++;
+    sink += c.nodeTypeId + c.startIndex + c.endIndex;
+    if (c.gotoFirstChild()) continue;
+    while (!c.gotoNextSibling()) {
+      if (!c.gotoParent()) {
+        c.delete();
+        return sink === -1 ? 0 : n;
+      }
+    }
+  }
+}
+
+/** One text parsed (and its tree walked): ms, and the nodes of the tree (WGSL: wesl's parse only). */
+function parseOnce(p: Parsers, lang: Language, src: string, walk: boolean): { ms: number; nodes: number } {
+  const t0 = performance.now();
+  if (lang === 'wgsl') {
+    try {
+      parseSrcModule({ modulePath: 'package::main', debugFilePath: 'floor.wgsl', src });
+    } catch {
+      // a text wesl cannot read: its time still counts
+    }
+    return { ms: performance.now() - t0, nodes: 0 };
+  }
+  const tree = (lang === 'cuda' ? p.cuda : p.python).parse(src)!;
+  const nodes = walk ? walkAll(tree) : 0;
+  const ms = performance.now() - t0;
+  tree.delete();
+  return { ms, nodes };
+}
+
+/**
+ * The parsers' share of the targets: a cold parse of each 1,000-line
+ * fixtures file, with and without one cursor walk over its tree, and of the
+ * corpus files (their own text, without the headers the analysis reads in
+ * front of CUDA files). No analysis of the same text can be faster.
+ */
+async function floor(runs: number): Promise<string[]> {
+  const p = await parsersFor(LANGS);
+  const out: string[] = [];
+  for (const lang of LANGS) {
+    const src = fixtureFile(ROOT, lang, 1000);
+    const parse: number[] = [];
+    const walked: number[] = [];
+    let nodes = 0;
+    for (let r = 0; r < Math.max(runs, 5); r++) {
+      parse.push(parseOnce(p, lang, src, false).ms);
+      const w = parseOnce(p, lang, src, true);
+      walked.push(w.ms);
+      nodes = w.nodes;
+    }
+    const name = `floor: ${lang} fixtures ${src.split('\n').length} lines`;
+    out.push(line(name, 'parse', fmt(parse)));
+    if (lang !== 'wgsl') out.push(line(name, 'parse + walk', `${fmt(walked)}; ${nodes} nodes`));
+  }
+  const dirs = CORPUS_FOLDERS.map((d) => path.join(CORPORA, d));
+  if (!dirs.every((d) => fs.existsSync(d))) return [...out, line('floor: corpus', '', `skipped: the folders of ${CORPORA} are not all there`)];
+  const texts: [Language, string][] = [];
+  for (const f of expand(dirs).files) {
+    const lang = languageOf(f);
+    const src = decode(fs.readFileSync(f));
+    if (lang && worthReporting(f, src)) texts.push([lang, src]);
+  }
+  const chars = texts.reduce((n, [, t]) => n + t.length, 0);
+  const passes: { parse: number; walked: number }[] = [];
+  for (let r = 0; r < (runs > 3 ? 2 : 1); r++) {
+    let parse = 0;
+    let walked = 0;
+    for (const [lang, src] of texts) {
+      parse += parseOnce(p, lang, src, false).ms;
+      walked += parseOnce(p, lang, src, true).ms;
+    }
+    passes.push({ parse, walked });
+  }
+  const name = `floor: ${texts.length} corpus files (${(chars / 1e6).toFixed(1)} M chars)`;
+  out.push(line(name, 'parse', fmt(passes.map((x) => x.parse / 1000), 's')));
+  out.push(line(name, 'parse + walk', fmt(passes.map((x) => x.walked / 1000), 's')));
   return out;
 }
 
@@ -447,10 +557,11 @@ async function main(): Promise<void> {
   };
   const quick = argv.includes('--quick');
   const runs = Number(opt('--runs') ?? (quick ? 3 : 9));
-  const only = new Set((opt('--only') ?? 'analysis,real,fresh,startup,cli,corpus,host,bundles').split(','));
+  const only = new Set((opt('--only') ?? 'analysis,floor,real,fresh,startup,cli,corpus,host,bundles').split(','));
   const print = (lines: string[]): void => console.log(lines.join('\n'));
   print([`machine: ${process.platform} ${process.arch}, node ${process.version}, ${os.cpus().length} cores; load average at start ${load()}`]);
   if (only.has('analysis')) print(await analysis(runs, quick));
+  if (only.has('floor')) print(await floor(runs));
   if (only.has('real')) print(await real(runs));
   if (only.has('fresh')) print(fresh(Math.min(runs, 5)));
   if (only.has('startup')) print(startup(runs));
