@@ -60,6 +60,31 @@ describe('Triton: helpers of other project modules', () => {
   });
 });
 
+describe('Triton: in time slices, the module index is built ahead', () => {
+  it('one top-level statement a call in a zero-length slice, and the same index as built at once', async () => {
+    const { parseCached } = await import('../src/core/parsers');
+    const { indexInSlices, moduleAssigns } = await import('../src/core/frontends/triton/host');
+    const { Budget } = await import('../src/core/budget');
+    const p = await loadParsers();
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'triton', 'pipeline_forward.py'), 'utf8');
+    const show = (index: Map<string, { line: number; index?: number }[]>) => JSON.stringify([...index].map(([name, list]) => [name, list.map((a) => [a.line, a.index ?? null])]).sort());
+    const whole = show(moduleAssigns(syntaxRoot(parseCached(p.python, 'index-whole.py', src, undefined)!, src)));
+    const root = syntaxRoot(parseCached(p.python, 'index-sliced.py', src, undefined)!, src);
+    const statements = root.namedChildren.length;
+    assert.ok(statements > 10);
+    const steps: string[] = [];
+    for (let call = 0; call < 2 * statements; call++) {
+      const r = indexInSlices(root, new Budget({ sliceMs: 0 }));
+      steps.push(r === true ? 'done' : `${r.done}/${r.of}`);
+      if (r === true) break;
+    }
+    assert.deepEqual(steps, [...Array.from({ length: statements - 1 }, (_, i) => `${i + 1}/${statements}`), 'done']);
+    assert.equal(show(moduleAssigns(root)), whole);
+    // Once the index is made, nothing is left to read ahead.
+    assert.equal(indexInSlices(root, new Budget({ sliceMs: 0 })), true);
+  });
+});
+
 describe('Triton: call sites by a walk and by the query', () => {
   it('agree on every fixture (launches, plain calls, combine functions, in file order)', async () => {
     const { parseCached } = await import('../src/core/parsers');

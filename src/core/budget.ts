@@ -176,6 +176,11 @@ export class Budget {
     return Math.min(this.inKernel ? this.kernelSteps : this.fileSteps, this.cap);
   }
 
+  /** Whether the analysis runs in time slices (a `sliceMs` was given). */
+  get sliced(): boolean {
+    return this.sliceEnd !== Infinity;
+  }
+
   /** True once the time slice is over: finish the current unit of work, start no new one. */
   over(): boolean {
     // At its end, not a millisecond after: a zero-length slice is over at once (one new unit of work per call),

@@ -790,6 +790,15 @@ export function unitAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
   return Array.isArray(at) ? at[0] : at;
 }
 
+/**
+ * Reads ahead what `unitsByRow` reads of one top-level statement (which of
+ * its statements are wrappers, and theirs): a caller in time slices does it
+ * statement by statement, so the index is not built in one block.
+ */
+export function readUnitsAhead(st: SyntaxNode): void {
+  if (isWrapper(st)) for (const c of innerStatements(st)) readUnitsAhead(c);
+}
+
 function unitsByRow(root: SyntaxNode): Map<number, SyntaxNode | SyntaxNode[]> {
   let rows = byRow.get(root);
   if (!rows) {

@@ -27,9 +27,9 @@ import { footprintsOf, interpret, type InterpResult } from './interp';
 import { bindLaunch, preHookDescriptors, type LaunchFacts } from './launch';
 import type { HostDescriptor, TritonInput } from './state';
 import type { Dtype } from '../../gpus/types';
-import { fromLite, HostEnv } from './host';
+import { fromLite, HostEnv, indexInSlices } from './host';
 import { tritonPipelines } from './pipeline';
-import { launchesOf, scanModule, withForeign, type FnInfo, type Launch, type ModuleInfo, type PendingScan } from './module';
+import { launchesOf, scanModule, scanSize, withForeign, type FnInfo, type Launch, type ModuleInfo, type PendingScan } from './module';
 import { foreignTrees, line, shorten } from './syntax';
 import { pythonImportLines } from '../../related';
 
@@ -404,6 +404,17 @@ interface Scan {
 const scans = new WeakMap<Tree, { scan: Scan; used: number; peak: number }>();
 
 function scanned(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
+  const scan = scannedNow(tree, ctx);
+  if ('pending' in scan || !ctx.budget.sliced) return scan;
+  // In time slices the module's assignment index is built ahead, in slices too: its first use, inside the
+  // first kernel that reads a module-level name, would otherwise index a large file in one block.
+  const indexed = indexInSlices(scan.m.root, ctx.budget);
+  if (indexed === true) return scan;
+  const base = scanSize(scan.m.root);
+  return { pending: base + indexed.done, of: base + indexed.of };
+}
+
+function scannedNow(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const hit = scans.get(tree);
   if (hit && ctx.budget.retake(hit.used, hit.peak)) return hit.scan;
   const root = syntaxRoot(tree, ctx.source);

@@ -18,7 +18,7 @@
  * benchmark row taken are choices: `alternatives` evaluates an expression
  * under the others too (the values the editor suggests). Never throws.
  */
-import { cover, isStatementWrapper, type SyntaxNode as Node } from '../../syntax-tree';
+import { cover, isStatementWrapper, readUnitsAhead, type SyntaxNode as Node } from '../../syntax-tree';
 import type { Budget } from '../../budget';
 import type { HostLite } from '../../frontend';
 import { parseDtype } from '../common';
@@ -562,6 +562,39 @@ export function moduleAssigns(root: Node): Map<string, Assign[]> {
     moduleIndex.set(root, out);
   }
   return out;
+}
+
+/** How many top-level statements `indexInSlices` indexed, per module root. */
+const indexProgress = new WeakMap<Node, number>();
+
+/**
+ * The module-level assignments of the top-level statements indexed ahead,
+ * and their statements as read units (`readUnitsAhead`), while the time slice
+ * lasts (at least one statement a call): true once all are, else how many.
+ * Their first use would otherwise index a large file's statements in one go,
+ * inside the first kernel that reads a module name or answers its reads —
+ * one block of the host's thread too long for a slice. The indexes
+ * themselves are the same either way.
+ */
+export function indexInSlices(root: Node, budget: Budget): true | { done: number; of: number } {
+  if (moduleIndex.has(root)) return true;
+  const statements = recordInto(undefined, () => root.namedChildren);
+  let done = indexProgress.get(root) ?? 0;
+  const start = done;
+  for (; done < statements.length; done++) {
+    if (done > start && budget.over()) {
+      indexProgress.set(root, done);
+      return { done, of: statements.length };
+    }
+    const st = statements[done];
+    if (st)
+      recordInto(undefined, () => {
+        statementAssigns(root, st);
+        readUnitsAhead(st);
+      });
+  }
+  indexProgress.set(root, done);
+  return true;
 }
 
 function merged(parts: readonly Map<string, Assign[]>[]): Map<string, Assign[]> {

@@ -334,7 +334,16 @@ export function scanModule(root: Node, budget: Budget, sliced = false): ModuleIn
   const sites = callSites(root, sliced ? budget : undefined);
   if (typeof sites === 'number') return { pending: read + sites, of: read + root.namedChildCount };
   findLaunches(root, m, budget, sites);
+  scanSizes.set(root, 2 * statements.length);
   return m;
+}
+
+/** Past the most a sliced scan of the module says it read (`PendingScan.pending`), per module root scanned. */
+const scanSizes = new WeakMap<Node, number>();
+
+/** A number past every `PendingScan.pending` of the module's scan: where steps that follow it count from. */
+export function scanSize(root: Node): number {
+  return scanSizes.get(root) ?? 0;
 }
 
 /**
