@@ -241,6 +241,47 @@ describe('sliced analysis and resumable parsing', function () {
     assert.deepEqual(content(r), content(whole));
   });
 
+  /**
+   * The parse ahead parses the text the analysis parses (CUDA: `__align__`
+   * spelled as the grammar reads it; with project headers in front, the
+   * analysis's own parse from the headers' tree): parsing the file as typed
+   * instead put two texts under one document, each keystroke re-parsing the
+   * other's tree — from scratch where the text as typed does not parse.
+   */
+  it('analyseInSlices parses ahead only the text the analysis parses (CUDA: `__align__` spelled, headers in front)', async () => {
+    const kernel = ['typedef struct __align__(16) { float x, y, z, w; } quad;', '', '__global__ void scale(quad* q, float s, int n) {', '  int i = blockIdx.x * blockDim.x + threadIdx.x;', '  if (i < n) q[i].x *= s;', '}', ''].join('\n');
+    const header = { path: 'quad_util.cuh', text: '#pragma once\n__device__ inline float twice(float v) { return 2.0f * v; }\n' };
+    const withHeader = `#include "quad_util.cuh"\n${kernel}`;
+    const parse = parsers.cuda.parse.bind(parsers.cuda);
+    const parsed: string[] = [];
+    parsers.cuda.parse = ((input: unknown, ...rest: unknown[]) => {
+      if (typeof input === 'string') parsed.push(input);
+      return (parse as (...a: unknown[]) => ReturnType<typeof parse>)(input, ...rest);
+    }) as typeof parsers.cuda.parse;
+    try {
+      for (const [text, related] of [
+        [kernel, undefined],
+        [withHeader, { 'quad_util.cuh': header }],
+      ] as const) {
+        clearCaches();
+        const opts = { gpu: H100, path: 'ahead.cu', ...(related ? { related } : {}) };
+        const whole = analyzeSource(text, parsers, opts);
+        clearCaches();
+        parsed.length = 0;
+        for (let i = 0; i < 3; i++) {
+          const typed = text.replace('*= s;', `*= s + ${i}.0f;`);
+          const r = await analyseInSlices(parsers, typed, { ...opts, language: 'cuda' }, { sliceMs: 0, pause: macrotask });
+          if (i === 0) assert.equal(r!.kernels.length, whole.kernels.length);
+        }
+        assert.ok(parsed.length > 0);
+        if (related) assert.ok(parsed.every((t) => t.startsWith(header.text)), 'with a header: parsed with the header in front');
+        assert.ok(!parsed.some((t) => t.includes('__align__')), `${related ? 'with a header' : 'alone'}: the text as typed was parsed`);
+      }
+    } finally {
+      parsers.cuda.parse = parse;
+    }
+  });
+
   it('the worker and in-host settings: slices in a worker grow, the host keeps a safety net', () => {
     assert.ok(WORKER_SLICES.maxSliceMs > WORKER_SLICES.sliceMs && !('budgetMs' in WORKER_SLICES));
     assert.ok(IN_HOST_SLICES.sliceMs <= 50 && IN_HOST_SLICES.budgetMs > 0);

@@ -26,7 +26,7 @@ import { readPragmas } from './bindings';
 import { Budget } from './budget';
 import { clearTritonCache, forgetTritonFile, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache, forgetTree } from './parsers';
-import { clearCudaCache, cudaFrontend, forgetCudaFile } from './frontends/cuda/frontend';
+import { clearCudaCache, cudaFrontend, cudaParseInput, forgetCudaFile } from './frontends/cuda/frontend';
 import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
 import type { Frontend, FrontendContext, LaunchInputs, OneShot, UserInputs } from './frontend';
 import type { RelatedFile } from './related';
@@ -106,6 +106,17 @@ const FRONTENDS: Record<Language, Frontend> = {
   cuda: cudaFrontend,
   wgsl: wgslFrontend,
 };
+
+/**
+ * The text a file's frontend parses with tree-sitter, and the prefix it
+ * starts from: CUDA puts the project headers it was given in front of the
+ * file; the others parse the file as it is. A caller that parses ahead in
+ * time slices (extension/sliced.ts) parses this, so the analysis finds the
+ * tree made.
+ */
+export function parsedInput(source: string, language: Language, related: AnalyzeOptions['related']): { text: string; prefix?: string } {
+  return language === 'cuda' ? cudaParseInput({ source, ...(related ? { related } : {}) }) : { text: source };
+}
 
 /** Picks the language from the file name (and, for `.py`, nothing else: Triton lives in Python). */
 export function languageOf(path: string): Language | undefined {

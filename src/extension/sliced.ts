@@ -11,7 +11,7 @@
  * No `vscode` and no Node built-ins: it runs in the extension host, in a
  * Node worker thread and in a web worker.
  */
-import { analyzeSource, progressOf, type AnalyzeOptions } from '../core/analyze';
+import { analyzeSource, parsedInput, progressOf, type AnalyzeOptions } from '../core/analyze';
 import type { Language } from '../core/ir';
 import { grammarOf, loadGrammar, parseSlice, type Parsers } from '../core/parsers';
 import type { FileReport } from '../core/report/types';
@@ -56,7 +56,12 @@ export async function analyseInSlices(parsers: Parsers, text: string, options: S
     const parser = parsers[grammar];
     const limit = options.parseMs ?? options.budgetMs ?? MAX_SLICED_PARSE_MS;
     const started = now();
-    while (!parseSlice(parser, options.path, text, control.sliceMs) && now() - started < limit) await control.pause();
+    // The text the frontend parses (CUDA: `__align__` spelled as the grammar reads it), so that its parse finds
+    // this tree. A text the frontend parses from its project headers' tree (CUDA with headers in front) is left
+    // to it: a parse resumed in slices would not start from that tree.
+    const parsed = parsedInput(text, options.language, options.related);
+    if (parsed.prefix === undefined)
+      while (!parseSlice(parser, options.path, parsed.text, control.sliceMs) && now() - started < limit) await control.pause();
     if (cancelled()) return undefined;
   }
   let analysed = -1;

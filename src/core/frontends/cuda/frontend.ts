@@ -28,14 +28,33 @@ const MAX_SYNTAX_DIAGNOSTICS = 5;
 const MAX_SEARCH_DEPTH = 256;
 
 export const cudaFrontend: Frontend = (input) => {
-  // Headers of the project the file includes (`#include "utils.h"`), when the host read them, go in front of it
-  // (as the preprocessor puts them): their macros, helpers and structs are then known.
+  const { headers, used, text } = parsedText(input);
+  const ctx: FrontendContext = { ...input, source: text };
+  return withRowMap(used?.map, () => analyseFile(ctx, input.source, used, headers?.read));
+};
+
+/**
+ * The text the frontend parses for a file: its project headers in front of it
+ * (`#include "utils.h"`, when the host read them, as the preprocessor puts
+ * them: their macros, helpers and structs are then known), `__align__`
+ * spelled as the grammar reads it.
+ */
+function parsedText(input: Pick<FrontendContext, 'source' | 'related'>): { headers: Headers | undefined; used: Headers | undefined; text: string } {
   const headers = headerPrefix(input);
   // Headers not read in front (none of them could change the report) still count as supplied for the notes.
   const used = headers?.text ? headers : undefined;
-  const ctx: FrontendContext = { ...input, source: spellAlignas(used ? used.text + input.source : input.source) };
-  return withRowMap(used?.map, () => analyseFile(ctx, input.source, used, headers?.read));
-};
+  return { headers, used, text: spellAlignas(used ? used.text + input.source : input.source) };
+}
+
+/**
+ * What the frontend will parse for this file, and the prefix it starts from
+ * (the headers' part): a caller that parses ahead in time slices (the
+ * editor) parses this text, so the frontend's parse finds its tree.
+ */
+export function cudaParseInput(input: Pick<FrontendContext, 'source' | 'related'>): { text: string; prefix?: string } {
+  const { used, text } = parsedText(input);
+  return used ? { text, prefix: text.slice(0, used.text.length) } : { text };
+}
 
 /** `__global__` in a file's own text (its kernels), or a launch (`<<<`, white space allowed inside) in it or a header. */
 const KERNEL = /__global__/;
@@ -55,7 +74,7 @@ interface Headers {
 /** Header text read in front of a file at most (characters). */
 const MAX_HEADER_TEXT = 1_000_000;
 
-function headerPrefix(input: FrontendContext): Headers | undefined {
+function headerPrefix(input: Pick<FrontendContext, 'source' | 'related'>): Headers | undefined {
   const related = input.related ? Object.entries(input.related) : [];
   if (related.length === 0) return undefined;
   // The report holds the file's own kernels and the launches of its host code: a file with no kernel, whose
