@@ -16,7 +16,9 @@
  *              of the corpus files — what no analysis of them can beat
  *   real       typing a line in the middle of seven real public files of
  *              /work/corpora (CUDA with project headers and syntax errors,
- *              Triton with host code and launch pipelines, WGSL)
+ *              Triton with host code and launch pipelines, WGSL): each text
+ *              analysed at once, and as the editor's worker does it (in its
+ *              slices: the parse ahead, then the analysis calls)
  *   fresh      the first analysis of a 1,000-line file in a new process
  *              (runtime, grammar and JIT cold)
  *   startup    loading the extension bundle (with a stand-in `vscode`)
@@ -50,6 +52,8 @@ import { parseSrcModule } from 'wesl/core';
 import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './fixtures';
 import { cudaFile, tritonFile, wgslFile } from './generate';
 import { hostSession, type HostMode } from './host';
+import { analyseInSlices } from '../../src/extension/sliced';
+import { WORKER_SLICES } from '../../src/extension/analysisService';
 
 const ROOT = [path.join(__dirname, '..'), path.join(__dirname, '..', '..')].find((r) => fs.existsSync(path.join(r, 'test', 'fixtures')))!;
 const DIST = path.join(ROOT, 'dist');
@@ -434,7 +438,13 @@ const REAL_FILES = [
  * statement in the function body found there (`int zz… = 1;` / `zz… = 1` /
  * `let zz… = 1;`), which parses at every keystroke.
  */
-function realTyping(p: Parsers, lang: Language, file: string, src: string, related: AnalyzeOptions['related'], runs: number): { wall: number[]; cpu: number[]; kernels: number } {
+/**
+ * Typing a line in the middle of a real file, one character a keystroke:
+ * each text analysed by `analyzeSource`, or, `sliced`, as the editor's
+ * worker analyses it (`analyseInSlices` with the worker's slices: the
+ * parse ahead, then the analysis calls until the report is complete).
+ */
+async function realTyping(p: Parsers, lang: Language, file: string, src: string, related: AnalyzeOptions['related'], runs: number, sliced: boolean): Promise<{ wall: number[]; cpu: number[]; kernels: number }> {
   const o: AnalyzeOptions = { gpu: findGpu('h100-sxm')!, path: file, language: lang, ...(related ? { related } : {}) };
   const lines = src.split('\n');
   const ends = lang === 'triton' ? /^\s+[A-Za-z_][\w.]*\s*=\s*\S.*[^\\,(\[{:]$/ : /^\s+.*;\s*$/;
@@ -443,9 +453,11 @@ function realTyping(p: Parsers, lang: Language, file: string, src: string, relat
   const indent = /^\s*/.exec(lines[at])![0];
   const typed = (name: string): string => (lang === 'triton' ? `${indent}${name} = 1` : lang === 'wgsl' ? `${indent}let ${name} = 1;` : `${indent}int ${name} = 1;`);
   const text = (name: string): string => [...lines.slice(0, at + 1), typed(name), ...lines.slice(at + 1)].join('\n');
+  const so = { ...o, path: file, language: lang };
+  const analyse = async (t: string): Promise<FileReport> => (sliced ? ((await analyseInSlices(p, t, so, { ...WORKER_SLICES, pause: async () => {} })) as FileReport) : analyzeSource(t, p, o));
   clearCaches();
-  const kernels = analyzeSource(src, p, o).kernels.length;
-  analyzeSource(text('z'), p, o);
+  const kernels = (await analyse(src)).kernels.length;
+  await analyse(text('z'));
   const wall: number[] = [];
   const cpu: number[] = [];
   let name = 'z';
@@ -453,7 +465,7 @@ function realTyping(p: Parsers, lang: Language, file: string, src: string, relat
     name += 'a';
     const c = process.cpuUsage();
     const t0 = performance.now();
-    analyzeSource(text(name), p, o);
+    await analyse(text(name));
     wall.push(performance.now() - t0);
     cpu.push(cpuMs(c));
   }
@@ -469,10 +481,12 @@ async function real(runs: number): Promise<string[]> {
     const lang = languageOf(file)!;
     const src = decode(fs.readFileSync(file));
     const related = readRelated(file, lang, src);
-    const t = realTyping(p, lang, file, src, related, runs);
     const n = related ? Object.keys(related).length : 0;
     const headers = n ? ` + ${n} related` : '';
-    out.push(line(`${path.basename(file)} (${src.split('\n').length} lines${headers}, ${t.kernels} k)`, 'typing a line', `${fmt(t.wall)}; cpu median ${f1(stats(t.cpu).median)} ms`));
+    for (const sliced of [false, true]) {
+      const t = await realTyping(p, lang, file, src, related, runs, sliced);
+      out.push(line(`${path.basename(file)} (${src.split('\n').length} lines${headers}, ${t.kernels} k)`, sliced ? "typing, editor's path" : 'typing a line', `${fmt(t.wall)}; cpu median ${f1(stats(t.cpu).median)} ms`));
+    }
   }
   return out;
 }
