@@ -135,6 +135,43 @@ describe('driver: one set of rules for every frontend', () => {
     assert.match(b.diagnostics[0].message, /boom/);
   });
 
+  /**
+   * Two jobs of one file with the same key (a kernel defined again with the
+   * same text) are two kernels, each at its own line: the second was taken
+   * from the cache as the first (same object, the first one's line). In
+   * the languages: CUDA and WGSL report each definition; Python replaces a
+   * function defined again, so Triton reports the last.
+   */
+  it('a kernel defined twice with the same text is reported at each definition, not as the first one twice', async () => {
+    const r = runKernels(fakeContext(), new KernelCache(), 'cuda', 'block', [
+      { key: 'same', name: 'k', line: 1, run: () => ir('k', 1) },
+      { key: 'same', name: 'k', line: 9, run: () => ir('k', 9) },
+    ]);
+    assert.deepEqual(
+      r.kernels.map((k) => k.line),
+      [1, 9],
+    );
+    const parsers = await loadParsers();
+    const cu = ['__global__ void twice(float* y, const float* x, int n) {', '  int i = blockIdx.x * blockDim.x + threadIdx.x;', '  if (i < n) y[i] = 2.0f * x[i];', '}', ''].join('\n');
+    const py = ['@triton.jit', 'def twice(x_ptr, y_ptr, n, BLOCK: tl.constexpr):', '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)', '    tl.store(y_ptr + offs, 2.0 * tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)', '', ''].join('\n');
+    const wg = ['@compute @workgroup_size(64)', 'fn twice(@builtin(global_invocation_id) g: vec3<u32>) { y[g.x] = 2.0 * y[g.x]; }', ''].join('\n');
+    const files: [string, string, number[]][] = [
+      ['twice.cu', `${cu}\n${cu}`, [1, 6]],
+      ['twice.py', `import triton\nimport triton.language as tl\n\n\n${py}${py}`, [11]],
+      ['twice.wgsl', `@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n${wg}${wg}`, [3, 5]],
+    ];
+    for (const [file, src, lines] of files) {
+      clearCaches();
+      const report = analyzeSource(src, parsers, { gpu: H100, path: file });
+      assert.deepEqual(
+        report.kernels.map((k) => k.line),
+        lines,
+        file,
+      );
+      assert.equal(new Set(report.kernels).size, report.kernels.length, `${file}: each kernel its own report`);
+    }
+  });
+
   it('a kernel that runs out of steps is truncated: no numbers, never smaller ones', async () => {
     const parsers = await loadParsers();
     const src = [

@@ -254,12 +254,20 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
   const once = ctx.once?.forText(ctx.source);
   const done: (KernelIR | undefined)[] = new Array(run.length);
   let fresh = 0;
+  // A job whose key an earlier one in the file has (a kernel defined again with the same text: a CUDA
+  // redefinition) is keyed by its place among them too: analysed on its own, at its own line.
+  const seen = new Map<string, number>();
+  const keys = run.map((job) => {
+    const n = seen.get(job.key) ?? 0;
+    seen.set(job.key, n + 1);
+    return n === 0 ? job.key : `${job.key}\u0000#${n}`;
+  });
   for (const index of runOrder(run, ctx.budget.focus)) {
     const job = run[index];
     // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
     // (an Enter above a pragma moves the kernel instead of changing its key); without, they are part of the key.
     const recorded = job.deps && !once;
-    const key = `${job.key}\u0000${recorded ? placeless : (inputs ??= inputsKey(ctx))}`;
+    const key = `${keys[index]}\u0000${recorded ? placeless : (inputs ??= inputsKey(ctx))}`;
     const answer = recorded ? (d: Deps, edit?: RowEdit, lines?: RowEdit): Answers => [...job.deps!.fingerprint(d, edit, lines), pragmaRows(lines ?? edit)] : undefined;
     const hit = once ? once.kernels.get(key) : cache.get(key, answer, frame, job.line);
     if (hit) {
