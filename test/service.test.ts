@@ -18,9 +18,9 @@ import { analyzeSource, clearCaches } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import type { Language } from '../src/core/ir';
 import { parseCached, parseSlice, type Parsers, type WasmName } from '../src/core/parsers';
-import type { FileReport } from '../src/core/report/types';
+import type { FileReport, KernelReport } from '../src/core/report/types';
 import { AnalysisClient, inHostService, loopback, macrotask, type ServiceHandle, type StartService } from '../src/extension/analysisClient';
-import { IN_HOST_SLICES, KERNELS_PER_MESSAGE, serveAnalyses, WORKER_SLICES, type FromService, type ToService } from '../src/extension/analysisService';
+import { IN_HOST_SLICES, KERNELS_PER_MESSAGE, ReportDecoder, serveAnalyses, WORKER_SLICES, type FromService, type ToService } from '../src/extension/analysisService';
 import { fileLensItems } from '../src/extension/lensItems';
 import { headerTop, kernelLenses, loopLenses } from '../src/extension/present';
 import { analyseInSlices } from '../src/extension/sliced';
@@ -280,6 +280,17 @@ describe('sliced analysis and resumable parsing', function () {
     } finally {
       parsers.cuda.parse = parse;
     }
+  });
+
+  it('a file report that names one kernel report twice decodes to both (the service sends it once)', () => {
+    const k = { name: 'k', line: 3 } as unknown as KernelReport;
+    const decoder = new ReportDecoder();
+    decoder.kernels([[7, k]]);
+    const wire = { path: 'twice.cu', language: 'cuda', diagnostics: [], kernels: [7, 7] } as unknown as Parameters<ReportDecoder['report']>[1];
+    const r = decoder.report('twice.cu', wire);
+    assert.deepEqual(r.kernels, [k, k]);
+    // The next report of the document still knows it.
+    assert.deepEqual(decoder.report('twice.cu', { ...wire, kernels: [7] }).kernels, [k]);
   });
 
   it('the worker and in-host settings: slices in a worker grow, the host keeps a safety net', () => {

@@ -238,7 +238,8 @@ export class ReportDecoder {
     const kernels: KernelReport[] = [];
     const next = new Map<number, KernelReport>();
     for (const slot of wire.kernels) {
-      const k = this.loose.get(slot) ?? own.get(slot);
+      // A kernel report the file report names twice (one object: the service sends it once) is taken again.
+      const k = this.loose.get(slot) ?? next.get(slot) ?? own.get(slot);
       if (!k) throw new Error(`kernel slot ${slot} of ${doc} was never sent`);
       this.loose.delete(slot);
       next.set(slot, k);
