@@ -20,6 +20,7 @@ import { ONE } from '../sym/expr';
 import { comparedTo, Deps, lineBefore, recordInto, replay, sameAnswers, saysLineWords, shiftedDeps, type Answers, type RowEdit } from '../deps';
 import type { DocFrame } from '../parsers';
 import { shiftKernel, shiftLines } from './shift';
+import { detachStrings } from '../detach';
 
 export interface KernelJob {
   /**
@@ -104,6 +105,10 @@ export class KernelCache {
   }
 
   set(key: string, k: KernelIR, deps?: Deps, answers?: Answers, frame?: DocFrame): void {
+    // What it keeps holds no view into the file's text (detach.ts): else each version's text stayed alive.
+    detachStrings(k);
+    if (deps) detachStrings(deps.queries);
+    if (answers) detachStrings(answers);
     const list = this.map.get(key) ?? [];
     this.map.delete(key);
     this.map.set(key, deps ? [{ ir: k, deps, answers, frame: frameOf(frame) }, ...list.filter((c) => c.deps).slice(0, PER_KEY - 1)] : [{ ir: k }]);
@@ -385,8 +390,10 @@ export class ReadsMemo<T> {
     if (replayReads) replay(reads);
     this.map.delete(path);
     if (fits && complete()) {
-      // The others, the most recently taken first, stay while there is room (one per path: replaced).
-      this.map.set(path, [{ key, value, deps: reads, answers: fingerprint(reads), frame: here, used, peak }, ...list.slice(0, this.perPath - 1)]);
+      // The others, the most recently taken first, stay while there is room (one per path: replaced). What is
+      // kept holds no view into the file's text (detach.ts).
+      detachStrings(reads.queries);
+      this.map.set(path, [detachStrings({ key, value, deps: reads, answers: fingerprint(reads), frame: here, used, peak }), ...list.slice(0, this.perPath - 1)]);
       while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
     } else if (list.length && this.perPath > 1) this.map.set(path, list);
     return value;

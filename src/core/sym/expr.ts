@@ -11,6 +11,7 @@
  * stop being finite poison the expression into `UNKNOWN_NUMBER`, which
  * evaluates to `undefined`.
  */
+import { detached } from '../detach';
 import { foldNumbers } from './fold';
 
 export type Atom =
@@ -99,7 +100,9 @@ export const ZERO = num(0);
 export const ONE = num(1);
 
 export function sym(name: string): Expr {
-  const atom: Atom = { kind: 'sym', name, key: 's:' + name };
+  // A name read from a file is a copy of its own: an expression kept by a cache does not keep the file's text.
+  const own = detached(name);
+  const atom: Atom = { kind: 'sym', name: own, key: 's:' + own };
   return fromAtom(atom);
 }
 

@@ -361,6 +361,8 @@ function hostEnvOf(m: ModuleInfo, ctx: FrontendContext): HostEnv {
 
 export function clearTritonCache(): void {
   cache.clear();
+  scans.clear();
+  foreignScans.clear();
   pipelineMemo.clear();
   launchBinds.clear();
   ownLaunchMemo.clear();
@@ -369,6 +371,7 @@ export function clearTritonCache(): void {
 /** Forgets a document's launch pipelines (a batch run, after each file). */
 export function forgetTritonFile(path: string): void {
   pipelineMemo.forget(path);
+  scans.delete(path);
 }
 
 /** The launch pipelines of each file, reused while what they read answers the same. */
@@ -396,12 +399,22 @@ interface Scan {
 }
 
 /**
- * The module scan of a tree, kept while the tree is (a re-analysis of
- * unchanged text reuses it), with the steps it took: taken again with it
- * (`Budget.retake`), so a kept scan leaves the file's budget where scanning
- * would.
+ * The module scan of each document's latest tree (a re-analysis of unchanged
+ * text, a pipeline's launches, reuse it), with the steps it took: taken
+ * again with it (`Budget.retake`), so a kept scan leaves the file's budget
+ * where scanning would. One per document, not one per tree: an earlier
+ * tree stays alive while statements carried from it are read, and its scan
+ * held the nodes of the trees before it, every version back.
  */
-const scans = new WeakMap<Tree, { scan: Scan; used: number; peak: number }>();
+const scans = new Map<string, { tree: Tree; scan: Scan; used: number; peak: number }>();
+/** Documents whose scans are kept at most (the least recently analysed are dropped). */
+const MAX_SCANS = 64;
+
+function keepScan(key: string, entry: { tree: Tree; scan: Scan; used: number; peak: number }): void {
+  scans.delete(key);
+  scans.set(key, entry);
+  while (scans.size > MAX_SCANS) scans.delete(scans.keys().next().value as string);
+}
 
 function scanned(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const scan = scannedNow(tree, ctx);
@@ -415,7 +428,9 @@ function scanned(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
 }
 
 function scannedNow(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
-  const hit = scans.get(tree);
+  const key = ctx.path ?? '<input>';
+  const kept = scans.get(key);
+  const hit = kept?.tree === tree ? kept : undefined;
   if (hit && ctx.budget.retake(hit.used, hit.peak)) return hit.scan;
   const root = syntaxRoot(tree, ctx.source);
   // In time slices the scan of a large file may take several calls (each reads on from where the last stopped).
@@ -424,7 +439,7 @@ function scannedNow(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const errors = root.hasError ? syntaxErrors(tree) : [];
   const found = findKernels(m);
   const scan = { m, found, errors };
-  if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) scans.set(tree, { scan, used, peak });
+  if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepScan(key, { tree, scan, used, peak });
   return scan;
 }
 
@@ -439,8 +454,8 @@ function merged(own: ModuleInfo, foreign: { modules: ModuleInfo[]; key: string }
   return m;
 }
 
-/** Module scans of other modules' trees, with their text's hash and the steps they took (kept while the tree is). */
-const foreignScans = new WeakMap<Tree, { m: ModuleInfo; hash: string; used: number; peak: number }>();
+/** Module scans of other modules' latest trees, with their text's hash and the steps they took (one per module, as `scans`). */
+const foreignScans = new Map<string, { tree: Tree; m: ModuleInfo; hash: string; used: number; peak: number }>();
 
 /**
  * The project modules the host read for this file (`from .utils import f`),
@@ -458,11 +473,17 @@ function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: str
     const tree = parseCached(ctx.parsers.python, `related:${f.path}`, f.text, ctx.budget.parseMs);
     if (!tree) continue;
     foreignTrees.set(tree, lines.get(spec) ?? (Number.isFinite(first) ? first : 1));
-    let scan = foreignScans.get(tree);
+    const doc = `related:${f.path}`;
+    const kept = foreignScans.get(doc);
+    let scan = kept?.tree === tree ? kept : undefined;
     if (!scan || !ctx.budget.retake(scan.used, scan.peak)) {
       const { value, used, peak, fits } = ctx.budget.measured(() => scanModule(syntaxRoot(tree, f.text), ctx.budget));
-      scan = { m: value, hash: String(hash53(f.text)), used, peak };
-      if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) foreignScans.set(tree, scan);
+      scan = { tree, m: value, hash: String(hash53(f.text)), used, peak };
+      if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) {
+        foreignScans.delete(doc);
+        foreignScans.set(doc, scan);
+        while (foreignScans.size > MAX_SCANS) foreignScans.delete(foreignScans.keys().next().value as string);
+      }
     }
     modules.push(scan.m);
     keys.push(`${spec}@${foreignTrees.get(tree)}:${scan.hash}`);

@@ -6,6 +6,7 @@
  */
 import type { KernelIR } from '../../ir';
 import { assumption, say } from '../../messages';
+import { detachStrings } from '../../detach';
 
 /** Entries kept across all files (least recently stored are dropped first). */
 const MAX_ENTRIES = 256;
@@ -20,7 +21,8 @@ function key(path: string, name: string): string {
 export function remember(path: string, k: KernelIR): void {
   const id = key(path, k.name);
   lastGood.delete(id);
-  lastGood.set(id, { ...k, bindings: { ...k.bindings }, assumptions: [...k.assumptions] });
+  // Kept across versions: its strings are copies of their own, not views into this version's text (detach.ts).
+  lastGood.set(id, detachStrings({ ...k, bindings: { ...k.bindings }, assumptions: [...k.assumptions] }));
   while (lastGood.size > MAX_ENTRIES) lastGood.delete(lastGood.keys().next().value as string);
 }
 

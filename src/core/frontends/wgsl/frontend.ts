@@ -11,6 +11,7 @@
  */
 import { hash53 } from '../../hash';
 import { parseSrcModule, type WeslAST } from 'wesl/core';
+import { detached } from '../../detach';
 import { KernelCache, movable, runKernels } from '../../engine/driver';
 import { lineBefore, saysLineWords, unanswered, type Deps, type RowEdit } from '../../deps';
 import { textFrame } from '../../parsers';
@@ -280,7 +281,9 @@ function declaration(text: string): Declaration {
   let d = declarations.get(text);
   if (!d) {
     if (declarations.size >= 8192) declarations.clear();
-    declarations.set(text, (d = { words: [...new Set(text.match(/[A-Za-z_]\w*/g))], hash: hash53(text), saysLine: saysLineWords(text) }));
+    // Kept across versions: its key and words are copies of their own, not views into this version's text (detach.ts).
+    const words = [...new Set(text.match(/[A-Za-z_]\w*/g))].map(detached);
+    declarations.set(detached(text), (d = { words, hash: hash53(text), saysLine: saysLineWords(text) }));
   }
   return d;
 }
