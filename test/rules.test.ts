@@ -172,6 +172,25 @@ describe('driver: one set of rules for every frontend', () => {
     }
   });
 
+  it('the kernel cache keeps the last 8 versions of a kernel of a document, not every version typed', () => {
+    const cache = new KernelCache();
+    let analysed = 0;
+    const version = (v: number) => ({ key: `kernel text, version ${v}`, name: 'k', line: 1, run: () => (analysed++, ir('k', 1)) });
+    const other = { key: 'another kernel', name: 'other', line: 9, run: () => (analysed++, ir('other', 9)) };
+    const ctx = { ...fakeContext(), path: 'typed.cu' };
+    for (let v = 1; v <= 30; v++) runKernels(ctx, cache, 'cuda', 'block', [version(v), other]);
+    assert.equal(analysed, 31, 'each version analysed once, the other kernel once');
+    assert.equal(cache.size, 8 + 1, 'the last 8 versions of k, and the other kernel');
+    // An undo to a version among the last 8 is kept; one older is analysed again.
+    runKernels(ctx, cache, 'cuda', 'block', [version(24), other]);
+    assert.equal(analysed, 31);
+    runKernels(ctx, cache, 'cuda', 'block', [version(20), other]);
+    assert.equal(analysed, 32);
+    // The same kernel in another document is a family of its own.
+    runKernels({ ...ctx, path: 'other.cu' }, cache, 'cuda', 'block', [version(31)]);
+    assert.equal(cache.size, 8 + 1 + 1);
+  });
+
   it('a kernel that runs out of steps is truncated: no numbers, never smaller ones', async () => {
     const parsers = await loadParsers();
     const src = [

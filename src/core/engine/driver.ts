@@ -60,6 +60,9 @@ function taken<V>(map: Map<string, V[]>, key: string, list: V[], i: number): voi
 /** Kernels kept per cache key at most (one launch site reached from many places: a pipeline's launches of a template, one per block size). */
 const PER_KEY = 16;
 
+/** Versions of one kernel of a document kept at most (its last texts: an undo finds them). */
+const PER_FAMILY = 8;
+
 /** Kernels analysed, reused, and reused moved by an edit that added or removed lines above them (tests). */
 export const kernelStats = { analysed: 0, reused: 0, moved: 0 };
 
@@ -71,7 +74,33 @@ export class KernelCache {
    * the same launch reached from several places, told apart by their reads.
    */
   private readonly map = new Map<string, Cached[]>();
+  /**
+   * Per kernel of a document (its name and its inputs: one launch's analysis
+   * is a kernel of its own), the keys of its versions, the newest first: an
+   * edit of a kernel's text makes a new key, and past PER_FAMILY of them the
+   * oldest goes (typing in one kernel for an hour kept every version up to
+   * the cache's size, ~30 KB each).
+   */
+  private readonly families = new Map<string, string[]>();
+  /** The family of each key (to take it out of its family's list when it goes). */
+  private readonly familyOf = new Map<string, string>();
   constructor(private readonly max = 4096) {}
+
+  /** Keys kept (tests). */
+  get size(): number {
+    return this.map.size;
+  }
+
+  private drop(key: string): void {
+    this.map.delete(key);
+    const family = this.familyOf.get(key);
+    if (family === undefined) return;
+    this.familyOf.delete(key);
+    const keys = this.families.get(family);
+    const at = keys ? keys.indexOf(key) : -1;
+    if (at >= 0) keys!.splice(at, 1);
+    if (keys && keys.length === 0) this.families.delete(family);
+  }
 
   /**
    * The kernel cached under `key`; with `answer`, only when its recorded reads
@@ -98,13 +127,17 @@ export class KernelCache {
       }
       hit.frame = frameOf(frame);
       taken(this.map, key, list, i);
+      // Its family's newest version again (an undo back to it).
+      const keys = this.families.get(this.familyOf.get(key) ?? '');
+      const at = keys ? keys.indexOf(key) : -1;
+      if (at > 0) keys!.unshift(...keys!.splice(at, 1));
       kernelStats.reused++;
       return hit.ir;
     }
     return undefined;
   }
 
-  set(key: string, k: KernelIR, deps?: Deps, answers?: Answers, frame?: DocFrame): void {
+  set(key: string, k: KernelIR, deps?: Deps, answers?: Answers, frame?: DocFrame, family?: string): void {
     // What it keeps holds no view into the file's text (detach.ts): else each version's text stayed alive.
     detachStrings(k);
     if (deps) detachStrings(deps.queries);
@@ -112,11 +145,21 @@ export class KernelCache {
     const list = this.map.get(key) ?? [];
     this.map.delete(key);
     this.map.set(key, deps ? [{ ir: k, deps, answers, frame: frameOf(frame) }, ...list.filter((c) => c.deps).slice(0, PER_KEY - 1)] : [{ ir: k }]);
-    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+    // A key of a family already (the same kernel in another document, reached first there) stays in that one.
+    if (family !== undefined && !this.familyOf.has(key)) {
+      const keys = this.families.get(family) ?? [];
+      this.families.set(family, keys);
+      keys.unshift(key);
+      this.familyOf.set(key, family);
+      while (keys.length > PER_FAMILY) this.drop(keys[keys.length - 1]);
+    }
+    while (this.map.size > this.max) this.drop(this.map.keys().next().value as string);
   }
 
   clear(): void {
     this.map.clear();
+    this.families.clear();
+    this.familyOf.clear();
   }
 }
 
@@ -298,7 +341,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     // A kernel cut short by the wall clock depends on load: it is redone next time. Step budgets are deterministic.
     if (truncated && ctx.budget.expired) continue;
     if (once) once.kernels.set(key, ir);
-    else cache.set(key, ir, reads?.done(), reads ? answer!(reads) : undefined, frame);
+    else cache.set(key, ir, reads?.done(), reads ? answer!(reads) : undefined, frame, `${ctx.path ?? '<input>'}\u0000${job.name}\u0000${recorded ? placeless : inputs}`);
   }
   out.fresh = fresh;
   for (const k of done) if (k) out.kernels.push(k);
