@@ -924,7 +924,7 @@ describe('a long editing session', function () {
       }
       for (const [i, t] of early.entries()) assert.equal(t.deref(), undefined, `the tree of version ${i + 1} is alive ${edits} edits on`);
       const grew = (heap[1] - heap[0]) / 1e6;
-      // What stays is the kernels analysed (the kernel cache keeps up to 4,096): 5–10 MB here; before, 20–90.
+      // What stays is the kernels analysed (the kernel cache keeps 8 versions of each): a few MB here; before, 20–90.
       assert.ok(grew < 15, `the heap grew by ${grew.toFixed(1)} MB over 200 edits`);
       clearCaches();
     });
