@@ -12,7 +12,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { analyzeSource, clearCaches, progressOf } from '../src/core/analyze';
-import { Budget } from '../src/core/budget';
+import { Budget, MAX_EXPRESSION_DEPTH } from '../src/core/budget';
 import { KernelCache, runKernels } from '../src/core/engine/driver';
 import type { FrontendContext } from '../src/core/frontend';
 import { findGpu } from '../src/core/gpus/catalog';
@@ -189,6 +189,36 @@ describe('driver: one set of rules for every frontend', () => {
     // The same kernel in another document is a family of its own.
     runKernels({ ...ctx, path: 'other.cu' }, cache, 'cuda', 'block', [version(31)]);
     assert.equal(cache.size, 8 + 1 + 1);
+  });
+
+  /**
+   * An expression nested past MAX_EXPRESSION_DEPTH is not followed, in each
+   * language: said (`depthLimit`, the kernel incomplete), its value unknown.
+   * Triton and WGSL recursed without a limit: in the extension's worker
+   * (a ~1 MB stack) a few hundred levels became an internal error (found by
+   * the fuzzer).
+   */
+  it('an expression nested too deeply is said and not followed, in the three languages alike', async () => {
+    const parsers = await loadParsers();
+    const deep = (x: string, n: number) => '('.repeat(n) + x + ')'.repeat(n);
+    const files = (n: number): [string, string][] => [
+      ['deep.py', ['import triton', 'import triton.language as tl', '', '', '@triton.jit', 'def deep(x_ptr, y_ptr, BLOCK: tl.constexpr):', '    offs = tl.arange(0, BLOCK)', `    v = tl.load(x_ptr + ${deep('offs', n)})`, '    tl.store(y_ptr + offs, v)', ''].join('\n')],
+      ['deep.cu', ['__global__ void deep(const float* x, float* y) {', '  int i = threadIdx.x;', `  y[i] = x[${deep('i', n)}];`, '}', ''].join('\n')],
+      ['deep.wgsl', ['@group(0) @binding(0) var<storage, read_write> y: array<f32>;', '@compute @workgroup_size(64)', `fn deep(@builtin(global_invocation_id) g: vec3<u32>) { y[g.x] = y[${deep('g.x', n)}]; }`, ''].join('\n')],
+    ];
+    for (const [n, said] of [
+      [MAX_EXPRESSION_DEPTH - 50, false],
+      [MAX_EXPRESSION_DEPTH + 50, true],
+    ] as const) {
+      for (const [file, src] of files(n)) {
+        clearCaches();
+        const r = analyzeSource(src, parsers, { gpu: H100, path: file });
+        assert.equal(r.kernels.length, 1, file);
+        assert.ok(!r.diagnostics.some((d) => d.code === 'internal'), `${file}: no internal error`);
+        assert.equal(r.diagnostics.some((d) => d.code === 'depthLimit'), said, `${file}, ${n} levels: said`);
+        if (said) assert.deepEqual([r.kernels[0].complete, r.kernels[0].incompleteReasons?.includes('depthLimit')], [false, true], `${file}: incomplete, and why`);
+      }
+    }
   });
 
   it('a kernel that runs out of steps is truncated: no numbers, never smaller ones', async () => {

@@ -30,6 +30,34 @@ export interface BudgetOptions {
 }
 
 export const DEFAULT_KERNEL_STEPS = 1_000_000;
+
+/**
+ * An expression nested deeper than this is not followed: the frontends say
+ * so (`depthLimit`, a reason the kernel is incomplete) and take its value as
+ * unknown. Evaluating recurses once a level, and a thread's stack of ~1 MB
+ * (the extension's worker) holds a few hundred levels, not thousands.
+ */
+export const MAX_EXPRESSION_DEPTH = 200;
+
+/** An interpreter's nesting of the expression it evaluates (`nested`). */
+export interface ExpressionDepth {
+  exprDepth: number;
+}
+
+/**
+ * `evaluate(st, n)` one level of expression deeper; past
+ * MAX_EXPRESSION_DEPTH, `tooDeep(st, n)` instead (it says `depthLimit` and
+ * gives an unknown value). The rule of every frontend.
+ */
+export function nested<S extends ExpressionDepth, N, T>(st: S, n: N, evaluate: (st: S, n: N) => T, tooDeep: (st: S, n: N) => T): T {
+  if (st.exprDepth > MAX_EXPRESSION_DEPTH) return tooDeep(st, n);
+  st.exprDepth++;
+  try {
+    return evaluate(st, n);
+  } finally {
+    st.exprDepth--;
+  }
+}
 export const DEFAULT_FILE_STEPS = 5_000_000;
 
 export class Budget {

@@ -4,6 +4,7 @@
  * arithmetic, integer ops on loaded data. Integer arithmetic builds symbolic
  * expressions (sizes, indices) and costs nothing.
  */
+import { nested } from '../../budget';
 import {
   add,
   cdiv,
@@ -51,20 +52,13 @@ import { boolVal, intVal, not, unknownVal, type CmpOp, type Cond, type Ptr, type
 
 /** Where a value can be stored: a variable, an element in memory, or nowhere the analysis follows. */
 
-const MAX_DEPTH = 200;
-
 export function evalExpr(st: Interp, n: Node | null): Val {
-  if (!n) return unknownVal(false);
-  if (st.depth > MAX_DEPTH) {
-    st.say('depthLimit', n, 'an expression');
-    return unknownVal();
-  }
-  st.depth++;
-  try {
-    return evalNode(st, n);
-  } finally {
-    st.depth--;
-  }
+  return n ? nested(st, n, evalNode, tooDeep) : unknownVal(false);
+}
+
+function tooDeep(st: Interp, n: Node): Val {
+  st.say('depthLimit', n, 'an expression');
+  return unknownVal();
 }
 
 function evalNode(st: Interp, n: Node): Val {

@@ -116,7 +116,7 @@ export class Interp {
     this.rec.quiet = v;
   }
   /** Nesting of the expression and of the blocks being evaluated (both are bounded). */
-  depth = 0;
+  exprDepth = 0;
   blockDepth = 0;
   stopped = false;
   /** The kernel's source text (from its `template` line to its closing brace). */

@@ -20,7 +20,9 @@ import { evalNode } from './expr';
 import { footprint, offUnion, type Offsets } from './offsets';
 import { TritonState, type Access, type TritonInput } from './state';
 import { execBlock } from './stmt';
-import { field } from './syntax';
+import { field, line } from './syntax';
+import { nested } from '../../budget';
+import { unknown, type Val } from './values';
 
 export type { Access, TritonInput } from './state';
 
@@ -34,10 +36,20 @@ export interface InterpResult {
   indexUses: Set<string>;
 }
 
+/** An expression's value; nested too deeply, unknown, and said (`nested`). */
+function evalNested(st: TritonState, n: Node): Val {
+  return nested(st, n, evalNode, tooDeep);
+}
+
+function tooDeep(st: TritonState, n: Node): Val {
+  st.notes.say('depthLimit', line(n), 'an expression');
+  return unknown('depth');
+}
+
 export function interpret(inp: TritonInput): InterpResult {
   const st = new TritonState(inp);
   st.ops = {
-    eval: (n: Node) => evalNode(st, n),
+    eval: (n: Node) => evalNested(st, n),
     execBlock: (b: Node) => execBlock(st, b),
     call: (n: Node) => call(st, n),
     conditional: (n: Node) => conditional(st, n),

@@ -84,6 +84,8 @@ export interface Ops {
 export class TritonState {
   readonly rec: Recorder;
   readonly notes = new Notes();
+  /** How deeply the expression being evaluated is nested (interp.ts `evalNested`). */
+  exprDepth = 0;
   readonly frames: Frame[] = [];
   readonly loops: LoopInfo[] = [];
   readonly accesses: Access[] = [];

@@ -6,6 +6,7 @@
  * run-time values, integer ops for integer arithmetic on loaded data. Index
  * and constant arithmetic builds symbolic values and costs nothing.
  */
+import { nested } from '../../budget';
 import type { ExpressionElem } from 'wesl/core';
 import { freeSymbols, num, printExpr, sym, type Expr } from '../../sym/expr';
 import { combine, compare, logical, matrixFlops, mulType, negate, lift1 } from './arith';
@@ -19,6 +20,15 @@ const BITWISE = new Set(['&', '|', '^', '<<', '>>']);
 const ARITH = new Set(['+', '-', '*', '/', '%']);
 
 export function evalExpr(st: WgslState, e: ExpressionElem): Val {
+  return nested(st, e, evalNow, tooDeep);
+}
+
+function tooDeep(st: WgslState, e: ExpressionElem): Val {
+  st.notes.say('depthLimit', st.lineOf(e.start), 'an expression');
+  return opaqueVal(UNKNOWN, 0);
+}
+
+function evalNow(st: WgslState, e: ExpressionElem): Val {
   switch (e.kind) {
     case 'literal':
       return literal(st, e.value);

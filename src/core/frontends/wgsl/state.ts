@@ -86,6 +86,8 @@ export class WgslState {
   readonly counters = new Map<string, Expr>();
   readonly log: WalkLog = { accesses: [] };
   readonly notes = new Notes();
+  /** How deeply the expression being evaluated is nested (expr.ts `evalExpr`). */
+  exprDepth = 0;
   rec!: Recorder;
   /** `arrayLength` paths the shader asks for (their symbols bound footprints). */
   readonly usedLengths = new Set<string>();
