@@ -30,6 +30,7 @@ export interface BudgetOptions {
 }
 
 export const DEFAULT_KERNEL_STEPS = 1_000_000;
+export const DEFAULT_FILE_STEPS = 5_000_000;
 
 /**
  * An expression nested deeper than this is not followed: the frontends say
@@ -58,7 +59,6 @@ export function nested<S extends ExpressionDepth, N, T>(st: S, n: N, evaluate: (
     st.exprDepth--;
   }
 }
-export const DEFAULT_FILE_STEPS = 5_000_000;
 
 export class Budget {
   private readonly deadline: number;

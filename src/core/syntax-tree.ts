@@ -972,7 +972,7 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   // through the statements it carried that died since, ~0.4 MB a keystroke on a 1,000-line file).
   const kept = new Set(carried);
   for (const o of oldTop) if (!kept.has(o) && o._parent !== o.view.root) o._parent = o.view.root;
-  prune(before, carried, oldTop);
+  prune(before, carried, kept, oldTop);
   // The earlier view is superseded: its root, its list of carried statements and the trees they read from are
   // not read again (the statements it carried on are this view's now, and the trees this view's donors). Kept,
   // they held every earlier view's statements and trees, and through them their views.
@@ -986,12 +986,11 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
  * The previous view keeps, in its id map, only the nodes of its statements
  * carried on: the others are dead.
  */
-function prune(before: TreeView, carried: SyntaxNode[], top: readonly SyntaxNode[]): void {
+function prune(before: TreeView, carried: SyntaxNode[], kept: ReadonlySet<SyntaxNode>, top: readonly SyntaxNode[]): void {
   if (before.nodes.size > SWEEP_AT_MOST) {
     // A large map (a whole file's first analysis): sweeping it would cost more than the first edit's
     // parse; the nodes its dead statements made and remember (children, fields, descendants) are let go,
     // any other stays until the view goes with its tree (at most MAX_DONORS edits on).
-    const kept = new Set(carried);
     for (const d of top) if (d.view === before && !kept.has(d)) forget(before, d);
     return;
   }

@@ -39,12 +39,25 @@ export const cudaFrontend: Frontend = (input) => {
  * them: their macros, helpers and structs are then known), `__align__`
  * spelled as the grammar reads it.
  */
-function parsedText(input: Pick<FrontendContext, 'source' | 'related'>): { headers: Headers | undefined; used: Headers | undefined; text: string } {
+function parsedText(input: Pick<FrontendContext, 'source' | 'related'>): ParsedText {
+  // The same file and project files as the call before (the parse ahead, then the analysis; a pipeline's launches).
+  if (lastParsed?.source === input.source && lastParsed.related === input.related) return lastParsed.out;
   const headers = headerPrefix(input);
   // Headers not read in front (none of them could change the report) still count as supplied for the notes.
   const used = headers?.text ? headers : undefined;
-  return { headers, used, text: spellAlignas(used ? used.text + input.source : input.source) };
+  const out = { headers, used, text: spellAlignas(used ? used.text + input.source : input.source) };
+  lastParsed = { source: input.source, related: input.related, out };
+  return out;
 }
+
+interface ParsedText {
+  headers: Headers | undefined;
+  used: Headers | undefined;
+  text: string;
+}
+
+/** The last file `parsedText` read and what it made of it. */
+let lastParsed: { source: string; related: FrontendContext['related']; out: ParsedText } | undefined;
 
 /**
  * What the frontend will parse for this file, and the prefix it starts from

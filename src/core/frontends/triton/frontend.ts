@@ -410,10 +410,11 @@ const scans = new Map<string, { tree: Tree; scan: Scan; used: number; peak: numb
 /** Documents whose scans are kept at most (the least recently analysed are dropped). */
 const MAX_SCANS = 64;
 
-function keepScan(key: string, entry: { tree: Tree; scan: Scan; used: number; peak: number }): void {
-  scans.delete(key);
-  scans.set(key, entry);
-  while (scans.size > MAX_SCANS) scans.delete(scans.keys().next().value as string);
+/** Keeps a document's scan as its newest, the least recently kept dropped past MAX_SCANS. */
+function keepScan<V>(map: Map<string, V>, doc: string, entry: V): void {
+  map.delete(doc);
+  map.set(doc, entry);
+  while (map.size > MAX_SCANS) map.delete(map.keys().next().value as string);
 }
 
 function scanned(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
@@ -439,7 +440,7 @@ function scannedNow(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const errors = root.hasError ? syntaxErrors(tree) : [];
   const found = findKernels(m);
   const scan = { m, found, errors };
-  if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepScan(key, { tree, scan, used, peak });
+  if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepScan(scans, key, { tree, scan, used, peak });
   return scan;
 }
 
@@ -479,11 +480,7 @@ function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: str
     if (!scan || !ctx.budget.retake(scan.used, scan.peak)) {
       const { value, used, peak, fits } = ctx.budget.measured(() => scanModule(syntaxRoot(tree, f.text), ctx.budget));
       scan = { tree, m: value, hash: String(hash53(f.text)), used, peak };
-      if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) {
-        foreignScans.delete(doc);
-        foreignScans.set(doc, scan);
-        while (foreignScans.size > MAX_SCANS) foreignScans.delete(foreignScans.keys().next().value as string);
-      }
+      if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepScan(foreignScans, doc, scan);
     }
     modules.push(scan.m);
     keys.push(`${spec}@${foreignTrees.get(tree)}:${scan.hash}`);
