@@ -530,3 +530,48 @@ describe('CUDA: spin-waits', () => {
     assert.ok(!work.kernels[0].assumptions.some((a) => /spin-wait/.test(a)));
   });
 });
+
+describe('CUDA: in time slices, the file scan spans calls', () => {
+  it('one top-level statement a call in a zero-length slice, each statement searched ahead, and the same scan as made at once', async () => {
+    const { parseCached } = await import('../src/core/parsers');
+    const { syntaxRoot, searchTogether } = await import('../src/core/syntax-tree');
+    const { FileInfo } = await import('../src/core/frontends/cuda/file');
+    const { Snippets } = await import('../src/core/frontends/cuda/syntax');
+    const { fixtureFile } = await import('./bench/fixtures');
+    const p = await loadParsers();
+    // Macros, `#if`, structs, helpers, kernels and launches of the real-style fixtures.
+    const src = fixtureFile(path.join(__dirname, '..'), 'cuda', 400);
+    const show = (f: InstanceType<typeof FileInfo>) =>
+      JSON.stringify({
+        functions: [...f.functions.entries()].map(([n, l]) => [n, l.map((d) => d.node.startIndex)]),
+        kernels: f.kernels.map((k) => k.name),
+        structs: [...f.structs.keys()],
+        typedefs: [...f.typedefs.keys()],
+        globals: [...f.globals.keys()],
+        macros: [...f.macros.entries()].map(([n, l]) => [n, l.length]),
+        launches: f.launches.map((l) => [l.name, l.call.startIndex, l.args.length]),
+        diagnostics: f.diagnostics,
+      });
+    const scan = (name: string, sliced: boolean) => {
+      const tree = parseCached(p.cuda, name, src, undefined)!;
+      searchTogether(tree.language, [['{', '}'], ['call_expression'], ['kernel_call_syntax']]);
+      return { root: syntaxRoot(tree, src), file: new FileInfo(syntaxRoot(tree, src), new Snippets(p.cuda), new Map(), undefined, sliced) };
+    };
+    const whole = scan('scan-whole.cu', false).file;
+    const { root, file } = scan('scan-sliced.cu', true);
+    const statements = root.namedChildren.filter((c) => c.type !== 'comment').length;
+    const nodes = root.children.length;
+    assert.ok(whole.kernels.length > 5 && whole.launches.length > 0 && statements > 20, `${whole.kernels.length} kernels, ${statements} statements`);
+    const steps: string[] = [];
+    for (let call = 0; call < 3 * nodes; call++) {
+      const r = file.scanOn(() => true);
+      steps.push(r === true ? 'done' : `${r.done}`);
+      if (r === true) break;
+    }
+    const of = statements + nodes + 1;
+    assert.deepEqual(steps, [...Array.from({ length: statements + nodes }, (_, i) => `${i + 1}`), 'done'], `of ${of}`);
+    assert.equal(show(file), show(whole));
+    // The kernels' and launches' searches of the file are answered from what each statement kept.
+    for (const c of root.children) for (const key of ['call_expression', 'kernel_call_syntax', '{\u0000}']) assert.ok(c.searched(key), `${c.type} at ${c.startIndex}: ${key}`);
+  });
+});

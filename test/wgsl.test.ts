@@ -358,3 +358,34 @@ describe('WGSL frontend', () => {
     });
   });
 });
+
+describe('WGSL: in time slices, one parse of the shader', () => {
+  it('each call of a sliced analysis reads the parse of the first; an edited text is parsed once more', async () => {
+    const { wgslParseStats } = await import('../src/core/frontends/wgsl/frontend');
+    const { clearCaches, progressOf } = await import('../src/core/analyze');
+    const { fixtureFile } = await import('./bench/fixtures');
+    const p = await loadParsers();
+    const gpu = findGpu('h100-sxm')!;
+    const src = fixtureFile(path.join(__dirname, '..'), 'wgsl', 600);
+    clearCaches();
+    const whole = analyzeSource(src, p, { gpu, path: 'parse-whole.wgsl' });
+    const run = (text: string) => {
+      const before = wgslParseStats.parses;
+      let calls = 0;
+      for (;;) {
+        const r = analyzeSource(text, p, { gpu, path: 'parse-sliced.wgsl', sliceMs: 0 });
+        calls++;
+        if (!r.partial) return { r, calls, parses: wgslParseStats.parses - before };
+        assert.ok(progressOf(r.partial) >= 0 && calls < 1000);
+      }
+    };
+    const first = run(src);
+    assert.ok(first.calls > 5, `${first.calls} calls`);
+    assert.equal(first.parses, 1);
+    const counts = (ks: typeof whole.kernels) => JSON.stringify(ks.map((k) => [k.name, k.line, k.perUnit]));
+    assert.equal(counts(first.r.kernels), counts(whole.kernels));
+    const edited = src.replace(/\n/, '\n// typed\n');
+    const second = run(edited);
+    assert.equal(second.parses, 1);
+  });
+});

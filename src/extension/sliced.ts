@@ -60,8 +60,14 @@ export async function analyseInSlices(parsers: Parsers, text: string, options: S
     // this tree. A text the frontend parses from its project headers' tree (CUDA with headers in front) is left
     // to it: a parse resumed in slices would not start from that tree.
     const parsed = parsedInput(text, options.language, options.related);
+    let since = started;
     if (parsed.prefix === undefined)
-      while (!parseSlice(parser, options.path, parsed.text, control.sliceMs) && now() - started < limit) await control.pause();
+      while (!parseSlice(parser, options.path, parsed.text, control.sliceMs) && now() - started < limit) {
+        await control.pause();
+        since = now();
+      }
+    // The parse's last slice and the analysis's first are two slices, not one.
+    if (now() - since >= control.sliceMs / 2) await control.pause();
     if (cancelled()) return undefined;
   }
   let analysed = -1;

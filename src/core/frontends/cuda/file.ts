@@ -133,6 +133,13 @@ type ScanOp =
 
 const statementOps = new WeakMap<Node, readonly ScanOp[]>();
 
+/**
+ * What a scan in slices searches each top-level statement for ahead: one of
+ * the searches made together in a statement's one walk (frontend.ts
+ * `SEARCHED_TOGETHER`), so all of them are made.
+ */
+const SEARCHED_AHEAD = 'call_expression';
+
 /** File scans made, and top-level statements visited and replayed by them (tests). */
 export const cudaScanStats = { scans: 0, visited: 0, replayed: 0 };
 
@@ -217,11 +224,57 @@ export class FileInfo {
     readonly snippets: Snippets,
     private readonly userValues: ReadonlyMap<string, number>,
     private readonly arch: TargetArch = { from: 'no GPU selected' },
+    sliced = false,
   ) {
     this.archValue = userValues.get(CUDA_ARCH) ?? arch.value;
-    this.walkTop(root);
+    if (sliced) return;
+    this.walkTop(root, () => false);
     this.collectLaunches();
   }
+
+  /** The top-level statements the scan walks (comments left out). */
+  private tops: Node[] | undefined;
+  /** Of them, those walked so far (a scan in slices: `scanOn`). */
+  private walked = 0;
+  /** Top-level nodes searched ahead for calls, launches and braces (`scanOn`). */
+  private searched = 0;
+
+  /**
+   * A scan made in time slices (constructed with `sliced`): walks on from the
+   * statement where the last call stopped until `over()`, at least one
+   * statement a call; then searches each statement ahead for the calls,
+   * launches and braces the kernels and launches look for (kept with the
+   * statement: a whole-file search in a kernel would be one long block);
+   * then the launch sites. Done (true) once the scan is what the constructor
+   * makes without `sliced`; otherwise how many of `of` units it has done.
+   * Without `over`, the rest of the scan in one call (no search ahead: the
+   * first search of a fresh tree is one search of all of it).
+   */
+  scanOn(over?: () => boolean): true | { done: number; of: number } {
+    const statements = (this.tops ??= named(this.root));
+    const tops = this.root.children;
+    const of = statements.length + tops.length + 1;
+    // Each call does one unit at least (a zero-length slice still progresses).
+    let did = false;
+    if (this.walked < statements.length) {
+      this.walkTop(this.root, over ?? (() => false));
+      did = true;
+    }
+    if (over) {
+      if (this.walked < statements.length || (did && over())) return { done: this.walked, of };
+      recordInto(undefined, () => {
+        while (this.searched < tops.length) {
+          tops[this.searched++].descendantsOfType(SEARCHED_AHEAD);
+          did = true;
+          if (over()) return;
+        }
+      });
+      if (this.searched < tops.length || (did && over())) return { done: statements.length + this.searched, of };
+    }
+    this.collectLaunches();
+    return true;
+  }
+
 
   /**
    * The text of every function that is not a kernel (helpers a kernel may
@@ -308,22 +361,29 @@ export class FileInfo {
     return false;
   }
 
-  /** The file's top-level statements, each replayed from what it added last time when it can be (`ScanOp`). */
-  private walkTop(root: Node): void {
-    cudaScanStats.scans++;
+  /**
+   * The file's top-level statements from the `walked`-th, each replayed from
+   * what it added last time when it can be (`ScanOp`), until `over()` (after
+   * one statement at least).
+   */
+  private walkTop(root: Node, over: () => boolean): void {
+    if (this.walked === 0) cudaScanStats.scans++;
     this.depth++;
-    for (const c of named(root)) {
+    const tops = (this.tops ??= named(root));
+    while (this.walked < tops.length) {
+      const c = tops[this.walked++];
       const known = statementOps.get(c);
       if (known) {
         cudaScanStats.replayed++;
         for (const op of known) this.apply(op);
-        continue;
+      } else {
+        cudaScanStats.visited++;
+        this.ops = [];
+        this.visit(c, null);
+        if (this.ops) statementOps.set(c, this.ops);
+        this.ops = null;
       }
-      cudaScanStats.visited++;
-      this.ops = [];
-      this.visit(c, null);
-      if (this.ops) statementOps.set(c, this.ops);
-      this.ops = null;
+      if (over()) break;
     }
     this.depth--;
   }

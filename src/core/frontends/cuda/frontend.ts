@@ -134,6 +134,8 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
   // values it depends on are the same: a pipeline's launches and re-analyses after a settings change read it again.
   const key = `${JSON.stringify([...values])}\u0001${JSON.stringify(arch)}`;
   const cached = scanOf(ctx, closed?.tree ?? tree, key, headers, values, arch, closed ? closedKey(ctx.path ?? '<input>') : undefined, closed?.text);
+  // In time slices the scan of a large file may take several calls (each scans on from where the last stopped).
+  if (cached && 'pending' in cached) return { language: 'cuda', kernels: [], diagnostics: [], incomplete: { analysed: 0, total: 0, scanned: cached.pending, statements: cached.of } };
   const snippets = cached?.snippets ?? new Snippets(ctx.parsers.cuda);
   try {
     diagnostics.push(...syntaxErrors(root));
@@ -191,7 +193,19 @@ const fileScans = new Map<string, FileScan>();
 /** Paths whose scans are kept at most (the oldest is dropped). */
 const MAX_FILE_SCANS = 64;
 
-function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers | undefined, values: Map<string, number>, arch: ReturnType<typeof targetArch>, scanKey?: string, text = ctx.source): FileScan | undefined {
+/** Scans in time slices under way, per path: the next call scans on (`FileInfo.scanOn`) while the tree and values are the same. */
+const pendingScans = new Map<string, FileScan>();
+
+function scanOf(
+  ctx: FrontendContext,
+  tree: Tree,
+  key: string,
+  headers: Headers | undefined,
+  values: Map<string, number>,
+  arch: ReturnType<typeof targetArch>,
+  scanKey?: string,
+  text = ctx.source,
+): FileScan | { pending: number; of: number } | undefined {
   const path = scanKey ?? ctx.path ?? '<input>';
   const hit = fileScans.get(path);
   if (hit && hit.tree === tree && hit.key === key) return hit;
@@ -199,21 +213,40 @@ function scanOf(ctx: FrontendContext, tree: Tree, key: string, headers: Headers 
   if (ctx.budget.fileTruncated || ctx.budget.expired) return undefined;
   if (hit) fileScans.delete(path);
   // The previous scan's macro parses are taken over where the new one reads the same texts; the rest are freed.
-  const snippets = new Snippets(ctx.parsers.cuda, hit?.snippets);
-  let file: FileInfo;
+  // A scan in slices under way for an earlier text hands over its own (and, through them, the finished scan's).
+  const earlier = pendingScans.get(path);
+  pendingScans.delete(path);
+  if (earlier) hit?.snippets.dispose();
+  const scan: FileScan =
+    earlier && earlier.tree === tree && earlier.key === key
+      ? earlier
+      : (() => {
+          const snippets = new Snippets(ctx.parsers.cuda, earlier?.snippets ?? hit?.snippets);
+          return { tree, key, file: new FileInfo(syntaxRoot(tree, text), snippets, values, arch, true), snippets };
+        })();
+  let progress: ReturnType<FileInfo['scanOn']>;
   try {
-    file = ownKernels(new FileInfo(syntaxRoot(tree, text), snippets, values, arch), headers);
-  } finally {
-    snippets.releaseEarlier();
+    progress = scan.file.scanOn(ctx.budget.sliced ? () => ctx.budget.over() : undefined);
+  } catch (e) {
+    scan.snippets.dispose();
+    throw e;
   }
-  const scan: FileScan = { tree, key, file, snippets };
+  if (progress !== true) {
+    pendingScans.set(path, scan);
+    while (pendingScans.size > MAX_FILE_SCANS) dispose(pendingScans, pendingScans.keys().next().value as string);
+    return { pending: progress.done, of: progress.of };
+  }
+  scan.snippets.releaseEarlier();
+  ownKernels(scan.file, headers);
   fileScans.set(path, scan);
-  if (fileScans.size > MAX_FILE_SCANS) {
-    const [oldest, s] = fileScans.entries().next().value as [string, FileScan];
-    s.snippets.dispose();
-    fileScans.delete(oldest);
-  }
+  if (fileScans.size > MAX_FILE_SCANS) dispose(fileScans, fileScans.keys().next().value as string);
   return scan;
+}
+
+/** Drops a kept scan and frees its snippets. */
+function dispose(scans: Map<string, FileScan>, path: string): void {
+  scans.get(path)?.snippets.dispose();
+  scans.delete(path);
 }
 
 /** The last text respelled and its result (a pipeline's launches are analysed on the same text). */
@@ -239,10 +272,8 @@ export function forgetCudaFile(path: string): void {
   pipelineMemo.forget(path);
   forgetTree(closedKey(path));
   for (const key of [path, closedKey(path)]) {
-    const s = fileScans.get(key);
-    if (!s) continue;
-    s.snippets.dispose();
-    fileScans.delete(key);
+    dispose(fileScans, key);
+    dispose(pendingScans, key);
   }
 }
 
@@ -257,8 +288,10 @@ export function cudaPipelineStats(): { reused: number; moved: number; computed: 
 export function clearCudaCache(): void {
   cache.clear();
   pipelineMemo.clear();
-  for (const s of fileScans.values()) s.snippets.dispose();
-  fileScans.clear();
+  for (const scans of [fileScans, pendingScans]) {
+    for (const s of scans.values()) s.snippets.dispose();
+    scans.clear();
+  }
 }
 
 /**

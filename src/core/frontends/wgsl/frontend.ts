@@ -44,7 +44,7 @@ export const wgslFrontend: Frontend = (ctx) => {
   const scan = HOST_FILE.test(path) ? scanHost(ctx.source, hostLine, importedShaders(ctx)) : undefined;
   if (scan) out.diagnostics.push(...scan.diagnostics);
   const shaders: Shader[] = scan ? scan.shaders.map((sh) => embeddedShader(sh, hostLine)) : [withImports(ctx, hostLine, out.diagnostics)];
-  const parsed = shaders.map((sh) => ({ sh, ast: parse(sh.code, path, sh.lineOf, out.diagnostics) }));
+  const parsed = parsedShaders(path, shaders, out.diagnostics);
   const modules = parsed.map((p) => (p.ast ? scanModule(p.ast) : undefined));
   const kernelCount = modules.reduce((n, m) => n + (m?.entries.length ?? 0), 0);
   // One launch of a pipeline (src/core/pipeline/): only the shader and entry point of the dispatch at that line, with its size.
@@ -202,6 +202,7 @@ const cache = new KernelCache();
 
 export function clearWgslCache(): void {
   cache.clear();
+  parses.clear();
 }
 
 /**
@@ -288,7 +289,36 @@ function declaration(text: string): Declaration {
   return d;
 }
 
+/**
+ * Per document, its shaders parsed by the last analysis, by their text: an
+ * analysis in time slices calls again with the same text (each call
+ * analyses more entry points), as does a pipeline's launch, and wesl parses
+ * a module from scratch every time. One version of each document.
+ */
+const parses = new Map<string, Map<string, WeslAST>>();
+/** Documents whose parses are kept at most (the least recently analysed dropped). */
+const MAX_PARSED_DOCUMENTS = 16;
+
+/** Parses a document's shaders through `parse`, keeping what it parsed for its next analysis. */
+function parsedShaders(path: string, shaders: Shader[], diags: Diagnostic[]): { sh: Shader; ast: WeslAST | undefined }[] {
+  const known = parses.get(path);
+  const now = new Map<string, WeslAST>();
+  const out = shaders.map((sh) => {
+    const ast = known?.get(sh.code) ?? now.get(sh.code) ?? parse(sh.code, path, sh.lineOf, diags);
+    if (ast) now.set(sh.code, ast);
+    return { sh, ast };
+  });
+  parses.delete(path);
+  parses.set(path, now);
+  while (parses.size > MAX_PARSED_DOCUMENTS) parses.delete(parses.keys().next().value as string);
+  return out;
+}
+
+/** Shaders parsed (tests). */
+export const wgslParseStats = { parses: 0 };
+
 function parse(code: string, path: string, lineOf: (offset: number) => number, diags: Diagnostic[]): WeslAST | undefined {
+  wgslParseStats.parses++;
   try {
     return parseSrcModule({ modulePath: 'package::main', debugFilePath: path, src: code });
   } catch (e) {
