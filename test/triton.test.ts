@@ -99,3 +99,39 @@ describe('Triton: call sites by a walk and by the query', () => {
     }
   });
 });
+
+describe('Triton: host code, each assignment read once where it reads the same', () => {
+  it('a chain of sizes each used twice by the next is read in steps linear in its length, not 2^length', async () => {
+    const { hostStats } = await import('../src/core/frontends/triton/host');
+    const { clearCaches } = await import('../src/core/analyze');
+    const p = await loadParsers();
+    const chain = Array.from({ length: 10 }, (_, i) => `    n${i + 1} = n${i} + n${i}`);
+    const src = [
+      'import torch',
+      'import triton',
+      'import triton.language as tl',
+      '',
+      '@triton.jit',
+      'def twice_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):',
+      '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+      '    mask = offs < n',
+      '    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2.0, mask=mask)',
+      '',
+      'def launch(x):',
+      '    n0 = 1',
+      ...chain,
+      '    out = torch.empty_like(x)',
+      '    twice_kernel[(triton.cdiv(n10, 256),)](x, out, n10, BLOCK=256)',
+      '    return out',
+      '',
+    ].join('\n');
+    clearCaches();
+    hostStats.values = 0;
+    const r = analyzeSource(src, p, { gpu: findGpu('h100-sxm')!, path: 'doubling.py' });
+    const k = r.kernels[0];
+    assert.equal(k.bindings.n, 1024);
+    assert.equal(k.bindings['tl.num_programs(0)'], 4);
+    // Each `nK` is read once per depth it is met at (was 2^11 - 1 = 4,095 readings: each use read the chain below again).
+    assert.ok(hostStats.values <= 4 * 11, `${hostStats.values} assignments read`);
+  });
+});

@@ -64,8 +64,37 @@ interface MemoEntry {
   peak: number;
 }
 
-/** Parameter values read from call sites (not taken from the memo), and host readers made: tests. */
-export const hostStats = { reads: 0, readers: 0 };
+/** An assignment's value read in a frame, with what it depends on (HostEnv.values). */
+interface ValueEntry extends MemoEntry {
+  /** The names being read (HostEnv.active) its reading went through: taken only while none of them is. */
+  keys: Set<string>;
+}
+
+/** Objects told apart by identity in a key (a frame's arguments), numbered as first met. */
+const identities = new WeakMap<object, number>();
+let identitiesMet = 0;
+
+function identity(o: object | undefined): number {
+  if (!o) return 0;
+  let n = identities.get(o);
+  if (n === undefined) identities.set(o, (n = ++identitiesMet));
+  return n;
+}
+
+/** A frame in a key: its function, scope, arguments and ids (by identity), and whether callers are read. */
+function frameKey(f: Frame): string {
+  return `${f.scope.id}:${f.fn?.name ?? ''}:${f.callers ? 'c' : ''}:${identity(f.args)}:${identity(f.ids)}`;
+}
+
+/** Whether two sets meet (the smaller one walked). */
+function anyOf(a: Set<string>, b: Set<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const k of small) if (large.has(k)) return true;
+  return false;
+}
+
+/** Parameter values read from call sites and assignments' values read (not taken from the memo), and host readers made: tests. */
+export const hostStats = { reads: 0, readers: 0, values: 0 };
 
 /** Values kept per parameter (under different picks) at most. */
 const MAX_MEMO_VERSIONS = 8;
@@ -121,6 +150,10 @@ export class HostEnv {
   private picks: Map<string, number> | undefined;
   private readonly active = new Set<string>();
   private callerDepth = 0;
+  /** Assignments' values read (`assignedValue`), by frame, assignment, name and depths; several under different picks. */
+  private readonly values = new Map<string, ValueEntry[]>();
+  /** While a value for `values` is read: the names being read its reading went through, and whether a cycle cut it. */
+  private probe: { keys: Set<string>; cut: boolean } | undefined;
 
   constructor(
     readonly m: ModuleInfo,
@@ -256,14 +289,8 @@ export class HostEnv {
     const valueOf = (a: Assign): HostValue | undefined => {
       if (a.rhs.type === 'for_statement' || a.rhs.type === 'augmented_assignment') return undefined;
       const key = `${frame.scope.id}:${frame.args ? 'a' : ''}${a.line}:${a.index ?? ''}:${x}`;
-      if (this.active.has(key)) return undefined;
-      this.active.add(key);
-      try {
-        const v = hostEval(a.rhs, this.scopeAt(frame, a.line), depth + 1);
-        return a.index !== undefined ? v?.tuple?.[a.index] : v;
-      } finally {
-        this.active.delete(key);
-      }
+      if (this.active.has(key)) return this.cycle();
+      return this.assignedValue(frame, a, x, depth, key);
     };
     const cond = enclosingArm(last.node, frame.scope, at);
     if (!cond) return { found: true, v: valueOf(last) };
@@ -309,8 +336,10 @@ export class HostEnv {
       mergePoints(this.collect, hit.points);
       return hit.v;
     }
-    if (this.active.has(key) || this.callerDepth >= MAX_CALLER_DEPTH) return undefined;
+    if (this.active.has(key)) return this.cycle();
+    if (this.callerDepth >= MAX_CALLER_DEPTH) return undefined;
     this.active.add(key);
+    this.probe?.keys.add(key);
     this.callerDepth++;
     const saved = this.trail;
     const savedCollect = this.collect;
@@ -386,6 +415,81 @@ export class HostEnv {
     this.trail.push(...result.trail);
     mergePoints(this.collect, points);
     return result.v;
+  }
+
+  /** A name read again while it is being read (a cycle): unknown, and the value being kept depends on where it is read. */
+  private cycle(): undefined {
+    if (this.probe) this.probe.cut = true;
+    return undefined;
+  }
+
+  /**
+   * The value of assignment `a` to `x` in a frame, read at expression depth
+   * `depth` (under the name `key` while it is read), kept with what it
+   * depends on and taken again wherever reading it would give the same: the
+   * same frame (its arguments, by identity), depth and caller depth (the
+   * limits cut at the same places), the same choices consulted, none of the
+   * names its reading went through being read at the time (a cycle would cut
+   * it there), a reading no cycle cut and no budget limit ended; taken with
+   * its reads (deps.ts), trail, choice points and steps. A launcher's sizes
+   * are read for every kernel it launches and under every alternative: the
+   * same chain of assignments, each link read again for each name that uses it.
+   */
+  private assignedValue(frame: Frame, a: Assign, x: string, depth: number, key: string): HostValue | undefined {
+    const memoKey = `${frameKey(frame)}|${a.line}:${a.index ?? ''}:${x}|${depth}:${this.callerDepth}`;
+    const recorded = recording() !== undefined;
+    const hit = this.values.get(memoKey)?.find((e) => this.holds(e) && (e.deps !== undefined || !recorded) && !anyOf(e.keys, this.active));
+    if (hit && this.budget.retake(hit.used, hit.peak)) {
+      for (const [k, v] of hit.needs) this.consulted?.set(k, v);
+      replay(hit.deps);
+      this.trail.push(...hit.trail);
+      mergePoints(this.collect, hit.points);
+      if (this.probe) for (const k of hit.keys) this.probe.keys.add(k);
+      return hit.v;
+    }
+    hostStats.values++;
+    const outer = { trail: this.trail, collect: this.collect, consulted: this.consulted, probe: this.probe };
+    const points: Points = new Map();
+    const needs = new Map<string, number | undefined>();
+    const probe = { keys: new Set([key]), cut: false };
+    this.trail = [];
+    this.collect = points;
+    this.consulted = needs;
+    this.probe = probe;
+    this.active.add(key);
+    let trail: string[];
+    let steps: { value: { value: HostValue | undefined; deps: Deps | undefined }; used: number; peak: number; fits: boolean };
+    try {
+      steps = this.budget.measured(() =>
+        captured(() => {
+          const v = hostEval(a.rhs, this.scopeAt(frame, a.line), depth + 1);
+          return a.index !== undefined ? v?.tuple?.[a.index] : v;
+        }),
+      );
+    } finally {
+      this.active.delete(key);
+      trail = this.trail;
+      this.trail = outer.trail;
+      this.collect = outer.collect;
+      this.consulted = outer.consulted;
+      this.probe = outer.probe;
+    }
+    // What the reading added is the enclosing reading's, as if read in it.
+    for (const [k, v] of needs) this.consulted?.set(k, v);
+    mergePoints(this.collect, points);
+    this.trail.push(...trail);
+    if (this.probe) {
+      for (const k of probe.keys) this.probe.keys.add(k);
+      if (probe.cut) this.probe.cut = true;
+    }
+    const { value: v, deps } = steps.value;
+    if (steps.fits && !probe.cut) {
+      const kept = this.values.get(memoKey) ?? [];
+      kept.push({ v, trail, points, deps, needs, alt: this.picks !== undefined, used: steps.used, peak: steps.peak, keys: probe.keys });
+      if (kept.length > MAX_MEMO_VERSIONS) kept.splice(Math.max(0, kept.findIndex((e) => e.alt)), 1);
+      this.values.set(memoKey, kept);
+    }
+    return v;
   }
 
   /** What is picked for a choice (undefined: its default), noted as consulted by the evaluation under way. */
