@@ -389,3 +389,23 @@ describe('WGSL: in time slices, one parse of the shader', () => {
     assert.equal(second.parses, 1);
   });
 });
+
+describe('WGSL: a host file is scanned once per text', () => {
+  it('the launches of its pipelines read the scan of the analysis, not a scan each', async () => {
+    const { wgslHostScanStats } = await import('../src/core/frontends/wgsl/frontend');
+    const { clearCaches } = await import('../src/core/analyze');
+    const p = await loadParsers();
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'wgsl', 'pipeline_two_passes.ts'), 'utf8');
+    clearCaches();
+    const before = wgslHostScanStats.scans;
+    const r = analyzeSource(src, p, { gpu: findGpu('h100-sxm')!, path: 'host-scan.ts' });
+    const launches = (r.pipelines ?? []).reduce((n, pl) => n + pl.launches.length, 0);
+    assert.ok(launches >= 2, `${launches} launches`);
+    assert.equal(wgslHostScanStats.scans - before, 1);
+    // The same text again: kept; an edited one: scanned again.
+    analyzeSource(src, p, { gpu: findGpu('h100-sxm')!, path: 'host-scan.ts' });
+    assert.equal(wgslHostScanStats.scans - before, 1);
+    analyzeSource(`${src}\n// edited\n`, p, { gpu: findGpu('h100-sxm')!, path: 'host-scan.ts' });
+    assert.equal(wgslHostScanStats.scans - before, 2);
+  });
+});

@@ -41,7 +41,7 @@ export const wgslFrontend: Frontend = (ctx) => {
   const lines = lineStarts(ctx.source);
   const hostLine = (offset: number) => lineAt(lines, offset);
   const out: FileIR = { language: 'wgsl', kernels: [], diagnostics: [] };
-  const scan = HOST_FILE.test(path) ? scanHost(ctx.source, hostLine, importedShaders(ctx)) : undefined;
+  const scan = HOST_FILE.test(path) ? hostScanOf(ctx, path, hostLine) : undefined;
   if (scan) out.diagnostics.push(...scan.diagnostics);
   const shaders: Shader[] = scan ? scan.shaders.map((sh) => embeddedShader(sh, hostLine)) : [withImports(ctx, hostLine, out.diagnostics)];
   const parsed = parsedShaders(path, shaders, out.diagnostics);
@@ -81,6 +81,34 @@ export const wgslFrontend: Frontend = (ctx) => {
   }
   return out;
 };
+
+/**
+ * Per host document, its last scan, by its text and the related files given
+ * with it (the same object): each launch of its pipelines analyses the file
+ * again (src/core/analyze.ts), and a large host file with many pipelines
+ * was scanned once per launch. One version of each document.
+ */
+const hostScans = new Map<string, { source: string; related: FrontendContext['related']; scan: HostScan }>();
+
+/** Documents whose host scans are kept at most (the least recently analysed dropped). */
+const MAX_HOST_SCANS = 16;
+
+/** Host scans made (tests). */
+export const wgslHostScanStats = { scans: 0 };
+
+function hostScanOf(ctx: FrontendContext, path: string, hostLine: (offset: number) => number): HostScan {
+  const kept = hostScans.get(path);
+  hostScans.delete(path);
+  const entry = kept && kept.source === ctx.source && kept.related === ctx.related ? kept : { source: ctx.source, related: ctx.related, scan: scanHostNow(ctx, hostLine) };
+  hostScans.set(path, entry);
+  while (hostScans.size > MAX_HOST_SCANS) hostScans.delete(hostScans.keys().next().value as string);
+  return entry.scan;
+}
+
+function scanHostNow(ctx: FrontendContext, hostLine: (offset: number) => number): HostScan {
+  wgslHostScanStats.scans++;
+  return scanHost(ctx.source, hostLine, importedShaders(ctx));
+}
 
 /**
  * A `.wgsl` file with its `#import` lines (vello, naga_oil) blanked — the
@@ -203,6 +231,7 @@ const cache = new KernelCache();
 export function clearWgslCache(): void {
   cache.clear();
   parses.clear();
+  hostScans.clear();
 }
 
 /**
