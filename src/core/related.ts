@@ -113,8 +113,11 @@ function cudaRequests(source: string): RelatedRequest[] {
  * The line of each Python `from X import …` of a project module, by spec (`.utils`, `pkg.ops`): where
  * the analysis says what went wrong in a helper read from it. Cheap: no scan of the names the file uses.
  */
-export function pythonImportLines(source: string): Map<string, number> {
+export function pythonImportLines(source: string): ReadonlyMap<string, number> {
+  // A pipeline's launches each analyse the file again: the last text's answer is kept.
+  if (lastImportLines?.source === source) return lastImportLines.out;
   const out = new Map<string, number>();
+  lastImportLines = { source, out };
   if (!source.includes('import')) return out;
   source.split('\n').forEach((l, i) => {
     const m = l.includes('from') ? PY_FROM.exec(l) : null;
@@ -123,6 +126,8 @@ export function pythonImportLines(source: string): Map<string, number> {
   });
   return out;
 }
+
+let lastImportLines: { source: string; out: Map<string, number> } | undefined;
 
 function pythonRequests(source: string, wanted?: readonly string[]): RelatedRequest[] {
   if (!source.includes('import')) return [];
