@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { analyzeSource, clearCaches } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import type { Language } from '../src/core/ir';
-import { parseCached, parseSlice, type Parsers, type WasmName } from '../src/core/parsers';
+import { parseCached, parseSlice, parseStats, type Parsers, type WasmName } from '../src/core/parsers';
 import type { FileReport, KernelReport } from '../src/core/report/types';
 import { AnalysisClient, inHostService, loopback, macrotask, type ServiceHandle, type StartService } from '../src/extension/analysisClient';
 import { IN_HOST_SLICES, KERNELS_PER_MESSAGE, ReportDecoder, serveAnalyses, WORKER_SLICES, type FromService, type ToService } from '../src/extension/analysisService';
@@ -227,6 +227,33 @@ describe('sliced analysis and resumable parsing', function () {
     }
     assert.ok(slices > 1, 'a 1 ms slice does not parse 4,000 lines');
     assert.equal(parseCached(parsers.python, 'slices-a.py', a, undefined)!.rootNode.toString(), expected);
+  });
+
+  it('a text read with a prefix in front (CUDA headers) is parsed in slices too: the prefix, then the rest from its tree; the same tree as one parse', async () => {
+    // A large header in front, the fixtures' kernels after it.
+    const header = fixtureFile(ROOT, 'cuda', 3000).replace(/__global__/g, '__device__');
+    const own = fixtureFile(ROOT, 'cuda', 600);
+    const text = `${header}\n${own}`;
+    const prefix = `${header}\n`;
+    const shape = (key: string, sliced: boolean, interleave = false): { tree: string; slices: number } => {
+      clearCaches();
+      let slices = 0;
+      if (sliced)
+        while (!parseSlice(parsers.cuda, key, text, 1, prefix)) {
+          slices++;
+          // Another document's parse between two slices abandons the halted one: the next slice starts over.
+          if (interleave && slices === 2) assert.ok(parseCached(parsers.cuda, `${key}.other`, own, undefined));
+          assert.ok(slices < 100_000);
+        }
+      return { tree: parseCached(parsers.cuda, key, text, undefined, false, prefix)!.rootNode.toString(), slices };
+    };
+    const whole = shape('prefix-whole.cu', false);
+    const before = parseStats.fromPrefix;
+    const sliced = shape('prefix-sliced.cu', true);
+    assert.ok(sliced.slices > 2, `${sliced.slices} slices`);
+    assert.equal(parseStats.fromPrefix - before, 1, 'the rest parsed from the prefix tree');
+    assert.equal(sliced.tree, whole.tree);
+    assert.equal(shape('prefix-interleaved.cu', true, true).tree, whole.tree);
   });
 
   it('analyseInSlices: cancelled at a pause it gives nothing; else the same report as one call', async () => {

@@ -205,8 +205,11 @@ interface HaltedParse {
   prev: Tree | null;
   /** Where the text changed since `prev`'s (the view's carry-over needs it). */
   span?: TextSpan;
-  /** A copy of it edited to this source (the halted parse reuses it). */
+  /** A copy of it edited to this source (the halted parse reuses it); from a prefix, the prefix's tree edited to it. */
   base: Tree | null;
+  /** The prefix the text is parsed from (`parseCached`'s `prefix`), and which parse halted: the prefix's own, or the rest's. */
+  prefix?: string;
+  stage?: 'prefix' | 'rest';
 }
 
 let halted: HaltedParse | undefined;
@@ -282,7 +285,7 @@ function remember(cacheKey: string, source: string, tree: Tree, frame: DocFrame)
  */
 export function parseCached(parser: Parser, key: string, source: string, budgetMs: number | undefined, resumable = false, prefix?: string): Tree | null {
   const cacheKey = cacheKeyOf(parser, key);
-  if (halted && (halted.parser !== parser || halted.cacheKey !== cacheKey || halted.source !== source)) abandonHalted();
+  if (halted && (halted.parser !== parser || halted.cacheKey !== cacheKey || halted.source !== source || halted.prefix !== prefix)) abandonHalted();
   // The document's previous tree stays as it was (the nodes its view made stay valid: tree-sitter
   // invalidates the nodes of a tree it edits); a copy of it, edited to the new text, is where the
   // parse starts, deleted once the parse is done.
@@ -290,10 +293,13 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   let base: Tree | null = null;
   let span: TextSpan | undefined;
   const frame: DocFrame = { doc: cacheKey, version: ++versions };
+  // A parse from the prefix halted in a slice: which of its two parses goes on (`fromPrefix`).
+  let resume: HaltedParse['stage'];
   if (halted) {
     prevTree = halted.prev;
     base = halted.base;
     span = halted.span;
+    resume = halted.stage;
     halted = undefined;
   } else {
     const prev = treeCache.get(cacheKey);
@@ -316,21 +322,33 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   // A text that starts with a fixed prefix (CUDA: the project headers read in front of a file) is parsed, when
   // not from its previous tree, from the prefix's own tree with the rest inserted after it: the same result for
   // the same text, whatever came before, for the cost of the rest.
+  // Resumable (a parse in slices), either parse may halt: what halted is kept (`stage`; for the rest's, the
+  // prefix's edited tree it starts from, as `base`), and the next call goes on with it.
+  let stage: HaltedParse['stage'] = resume === 'rest' ? 'rest' : undefined;
   const fromPrefix = (): Tree | null => {
     const head = prefix ? prefixTree(parser, prefix, budgetMs) : null;
+    if (!head && resumable && prefix) {
+      stage = 'prefix';
+      return null;
+    }
     if (!head) return parseWithBudget(parser, source, null, budgetMs);
     parseStats.fromPrefix++;
     const start = head.copy();
     start.edit({ startIndex: prefix!.length, oldEndIndex: prefix!.length, newEndIndex: source.length, startPosition: pointAt(prefix!, prefix!.length), oldEndPosition: pointAt(prefix!, prefix!.length), newEndPosition: pointAt(source, source.length) } as never);
-    try {
-      return parseWithBudget(parser, source, start, budgetMs);
-    } finally {
-      start.delete();
+    const tree = parseWithBudget(parser, source, start, budgetMs);
+    if (!tree && resumable) {
+      stage = 'rest';
+      base = start;
+      return null;
     }
+    start.delete();
+    return tree;
   };
   const usable = prefix !== undefined && source.startsWith(prefix);
-  let tree = base || !usable ? parseWithBudget(parser, source, base, budgetMs) : fromPrefix();
-  if (tree && base && tree.rootNode.hasError) {
+  // The rest's parse from the prefix's tree goes on from that tree (`base`), and is a parse from the prefix.
+  const fromHead = resume === 'rest';
+  let tree = (base || !usable) && resume !== 'prefix' ? parseWithBudget(parser, source, base, budgetMs) : fromPrefix();
+  if (tree && base && !fromHead && tree.rootNode.hasError) {
     // Error recovery after an edit may not match a parse from scratch (tree-sitter does not promise
     // it): a file with syntax errors is parsed from scratch (or from its prefix's tree, as the first
     // parse of that text is), so the analysis of a text never depends on the edits that led to it.
@@ -340,7 +358,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     tree = usable ? fromPrefix() : parseWithBudget(parser, source, null, budgetMs);
   }
   if (!tree) {
-    halted = { parser, cacheKey, source, prev: prevTree, base, span };
+    halted = { parser, cacheKey, source, prev: prevTree, base, span, prefix, stage };
     if (!resumable) abandonHalted();
     return null;
   }
@@ -497,8 +515,8 @@ function editedCopy(tree: Tree, before: string, after: string, span: TextSpan): 
  * interactive host split the first parse of a large file, which is one
  * tree-sitter call, into pieces of about `sliceMs`.
  */
-export function parseSlice(parser: Parser, key: string, source: string, sliceMs: number): boolean {
-  return parseCached(parser, key, source, Math.max(1, sliceMs), true) !== null;
+export function parseSlice(parser: Parser, key: string, source: string, sliceMs: number, prefix?: string): boolean {
+  return parseCached(parser, key, source, Math.max(1, sliceMs), true, prefix) !== null;
 }
 
 /** Drops the cached trees of one document (every grammar's): a batch run that will not see it again frees it. */

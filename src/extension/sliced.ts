@@ -56,16 +56,14 @@ export async function analyseInSlices(parsers: Parsers, text: string, options: S
     const parser = parsers[grammar];
     const limit = options.parseMs ?? options.budgetMs ?? MAX_SLICED_PARSE_MS;
     const started = now();
-    // The text the frontend parses (CUDA: `__align__` spelled as the grammar reads it), so that its parse finds
-    // this tree. A text the frontend parses from its project headers' tree (CUDA with headers in front) is left
-    // to it: a parse resumed in slices would not start from that tree.
+    // The text the frontend parses (CUDA: `__align__` spelled as the grammar reads it, its project headers in
+    // front, parsed from the headers' own tree), so that its parse finds this tree.
     const parsed = parsedInput(text, options.language, options.related);
     let since = started;
-    if (parsed.prefix === undefined)
-      while (!parseSlice(parser, options.path, parsed.text, control.sliceMs) && now() - started < limit) {
-        await control.pause();
-        since = now();
-      }
+    while (!parseSlice(parser, options.path, parsed.text, control.sliceMs, parsed.prefix) && now() - started < limit) {
+      await control.pause();
+      since = now();
+    }
     // The parse's last slice and the analysis's first are two slices, not one.
     if (now() - since >= control.sliceMs / 2) await control.pause();
     if (cancelled()) return undefined;
