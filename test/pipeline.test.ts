@@ -271,3 +271,65 @@ describe('pipelines', () => {
     });
   });
 });
+
+describe('pipelines and the wall-clock budget', () => {
+  /** Runs `f` with `Date.now` moved by `step` ms at every look. */
+  function onClock<T>(step: number, f: () => T): T {
+    const real = Date.now;
+    let t = real();
+    Date.now = () => (t += step);
+    try {
+      return f();
+    } finally {
+      Date.now = real;
+    }
+  }
+
+  it("a launch gets what is left of the analysis's budget, not one of its own", async () => {
+    const { Budget } = await import('../src/core/budget');
+    onClock(0, () => assert.equal(new Budget({}).remainingMs(), undefined));
+    const left = onClock(100, () => {
+      const b = new Budget({ hardMs: 1000 });
+      return [b.remainingMs(), b.remainingMs(), b.remainingMs()];
+    });
+    // The clock moves 100 ms at each look (the constructor's one of them): 1000 − 100, − 200, − 300.
+    assert.deepEqual(left, [900, 800, 700]);
+    assert.equal(onClock(600, () => new Budget({ hardMs: 1000 }).remainingMs() && new Budget({ hardMs: 1000 }).remainingMs()), 400);
+    assert.equal(onClock(2000, () => new Budget({ hardMs: 1000 }).remainingMs()), 0);
+    // Each launch analysed asks the analysis's budget what is left.
+    const p = await loadParsers();
+    const remaining = Object.getOwnPropertyDescriptor(Budget.prototype, 'remainingMs')!.value as (this: InstanceType<typeof Budget>) => number | undefined;
+    let asked = 0;
+    Budget.prototype.remainingMs = function (this: InstanceType<typeof Budget>) {
+      asked++;
+      return remaining.call(this);
+    };
+    let r: ReturnType<typeof analyzeSource>;
+    try {
+      clearCaches();
+      r = analyzeSource(fs.readFileSync(FIXTURE, 'utf8'), p, { gpu, path: 'budget-asked.py', budgetMs: 60_000 });
+    } finally {
+      Budget.prototype.remainingMs = remaining;
+      clearCaches();
+    }
+    const launches = new Set((r.pipelines ?? []).flatMap((pl) => pl.launches.map((l) => `${l.kernel}@${l.line}:${l.callLine ?? ''}`))).size;
+    assert.ok(launches >= 2 && asked >= launches, `${asked} asked for ${launches} launches`);
+  });
+
+  it('a launch the budget cut short says so, not "counts unknown"', async () => {
+    const p = await loadParsers();
+    const src = fs.readFileSync(FIXTURE, 'utf8');
+    clearCaches();
+    // A step budget too small for any kernel: each launch's analysis is truncated.
+    const r = analyzeSource(src, p, { gpu, path: 'budget-launches.py', kernelSteps: 30 });
+    clearCaches();
+    const launches = (r.pipelines ?? []).flatMap((pl) => pl.launches).filter((l) => !l.unresolved?.startsWith('number of units unknown'));
+    assert.ok(launches.length >= 2, `${launches.length} launches`);
+    for (const l of launches) {
+      assert.equal(l.complete, false);
+      assert.equal(l.time, null);
+      assert.match(l.unresolved ?? '', /cut short by the analysis budget/);
+    }
+  });
+
+});

@@ -204,12 +204,14 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   report.diagnostics = dedupe(report.diagnostics);
   if (ir.pipelines?.length && !ir.incomplete) {
     // Past the time slice, once this call analysed something, the launches left follow in the next call.
-    const r = pipelinesOf(ir, source, parsers, opts, user, language, path, lines, () => budget.over() && kernelStats.analysed > freshAtStart);
+    const r = pipelinesOf(ir, source, parsers, opts, user, language, path, lines, () => budget.over() && kernelStats.analysed > freshAtStart, budget);
     if ('pipelines' in r) report.pipelines = r.pipelines;
     else {
       report.partial = { analysed: ir.kernels.length, total: ir.kernels.length, launches: { analysed: r.done, total: r.total } };
       report.diagnostics.push(say('pipelinesPending', 1));
     }
+    // A launch cut short by the wall-clock budget: said at the file too, as the kernels' are.
+    if (r.expired && !report.diagnostics.some((d) => d.code === 'budget')) report.diagnostics.push(say('budget', 1));
   }
   return report;
 }
@@ -234,8 +236,10 @@ function pipelinesOf(
   path: string,
   lines: () => string[],
   stop: () => boolean,
-): { pipelines: PipelineReport[] } | { done: number; total: number } {
+  outer: Budget,
+): { pipelines: PipelineReport[]; expired: boolean } | { done: number; total: number; expired: boolean } {
   const memo = new Map<string, LaunchAnalysis>();
+  let expired = false;
   const launchGroup = {};
   const pragmas = readPragmas(source);
   const analyse = (inputs: LaunchInputs): LaunchAnalysis => {
@@ -245,10 +249,13 @@ function pipelinesOf(
     if (stop()) throw new LaunchesPending();
     let out: LaunchAnalysis;
     try {
-      const budget = new Budget({ hardMs: opts.budgetMs, parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps, fileSteps: opts.fileSteps });
+      // The safety net is the analysis's, shared by its launches: each gets what is left of it.
+      const budget = new Budget({ hardMs: outer.remainingMs(), parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps, fileSteps: opts.fileSteps });
       const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...givenWith(opts) });
+      expired ||= budget.expired;
       const k = one.kernels.find((x) => x.name === inputs.kernel);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
+      else if (k.truncated) out = { report: undefined, footprints: [], why: pipelineText('launchTruncated') };
       else {
         const done = reportOf(k, lines, source, opts.gpu);
         out = { report: done.report, footprints: k.footprints, ...(done.report ? {} : { why: pipelineText('kernelFailed') }) };
@@ -260,11 +267,11 @@ function pipelinesOf(
     return out;
   };
   try {
-    return { pipelines: ir.pipelines!.map((p) => buildPipeline(p, opts.gpu, analyse)) };
+    return { pipelines: ir.pipelines!.map((p) => buildPipeline(p, opts.gpu, analyse)), expired };
   } catch (e) {
     if (!(e instanceof LaunchesPending)) throw e;
     const total = new Set(ir.pipelines!.flatMap((p) => p.launches.flatMap((l) => (l.inputs ? [JSON.stringify(l.inputs)] : [])))).size;
-    return { done: memo.size, total };
+    return { done: memo.size, total, expired };
   }
 }
 

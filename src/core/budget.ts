@@ -204,6 +204,15 @@ export class Budget {
     return Math.min(this.inKernel ? this.kernelSteps : this.fileSteps, this.cap);
   }
 
+  /**
+   * What is left of the hard wall-clock budget, ms (at least 0), or
+   * undefined without one: work done apart on a budget of its own (a
+   * pipeline's launches) gets what is left of the analysis's.
+   */
+  remainingMs(): number | undefined {
+    return this.deadline === Infinity ? undefined : Math.max(0, this.deadline - Date.now());
+  }
+
   /** Whether the analysis runs in time slices (a `sliceMs` was given). */
   get sliced(): boolean {
     return this.sliceEnd !== Infinity;

@@ -264,6 +264,7 @@ export const PIPELINE_TEXT = {
   notAnalysed: (kernel: string) => `kernel ${bt(kernel)} not analysed`,
   kernelNotFound: (kernel: string) => `kernel ${bt(kernel)} not found in this file`,
   kernelFailed: () => 'the analysis of the kernel failed',
+  launchTruncated: () => 'the analysis of this launch was cut short by the analysis budget: no numbers are shown (they would be too small)',
   internal: (what: string) => `internal error: ${what}`,
   unitsUnknown: (names: readonly string[]) => `number of units unknown${names.length ? ` (bind ${names.map(bt).join(', ')})` : ''}`,
   geometryUnknown: (names: readonly string[]) =>
