@@ -9,7 +9,9 @@
  *   ones.
  * - The *hard* wall-clock budget is a safety net for interactive hosts only
  *   (the CLI sets none): a kernel it cuts short is truncated the same way and
- *   is not cached, so the next analysis redoes it.
+ *   is not cached, so the next analysis redoes it. It is the whole
+ *   analysis's: a pipeline's launches, analysed on budgets of their own,
+ *   each get what is left of it (`remainingMs`).
  * - The *slice* says when to stop starting new kernels (`over()`): the caller
  *   gets the kernels done so far, marked as such, and calls again; cached
  *   kernels make every call progress.
