@@ -256,6 +256,63 @@ describe('sliced analysis and resumable parsing', function () {
     assert.equal(shape('prefix-interleaved.cu', true, true).tree, whole.tree);
   });
 
+  it('a text with syntax errors gives the tree of one run through, however its parse in slices halted', async () => {
+    // Halted and gone on with, tree-sitter can recover from an error otherwise than in one run (this text: when
+    // halted at its third progress check). The clock moves a millisecond at each look: a slice of 2 ms halts there.
+    const src = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'float4_ref_twice.cu'), 'utf8');
+    const text = src.slice(0, 858) + src.slice(861);
+    const one = parsers.cuda.parse(text)!;
+    const expected = one.rootNode.toString();
+    assert.ok(one.rootNode.hasError);
+    one.delete();
+    parsers.cuda.reset();
+    const halted = (() => {
+      let n = 0;
+      for (;;) {
+        const t = parsers.cuda.parse(text, null, { progressCallback: () => ++n % 3 === 0 } as never);
+        if (t) return t;
+      }
+    })();
+    assert.notEqual(halted.rootNode.toString(), expected, 'tree-sitter itself: halted, another tree');
+    halted.delete();
+    clearCaches();
+    const real = Date.now;
+    let now = real();
+    Date.now = () => ++now;
+    let slices = 0;
+    try {
+      while (!parseSlice(parsers.cuda, 'halted-errors.cu', text, 2)) slices++;
+    } finally {
+      Date.now = real;
+    }
+    assert.ok(slices >= 1);
+    assert.equal(parseCached(parsers.cuda, 'halted-errors.cu', text, undefined)!.rootNode.toString(), expected);
+    clearCaches();
+  });
+
+  it('a text read after a prefix with syntax errors is parsed in slices to the end (no parse that halts for ever)', async () => {
+    // The prefix: a header with a syntax error; the rest: kernels. Each look at the clock moves it a millisecond.
+    const broken = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'float4_ref_twice.cu'), 'utf8');
+    const prefix = `${fixtureFile(ROOT, 'cuda', 300).replace(/__global__/g, '__device__')}\n${broken.slice(0, 858)}${broken.slice(861)}\n`;
+    const text = `${prefix}${fixtureFile(ROOT, 'cuda', 400)}`;
+    clearCaches();
+    const one = parseCached(parsers.cuda, 'prefix-errors-one.cu', text, undefined, false, prefix)!.rootNode.toString();
+    assert.ok(one.includes('ERROR') || one.includes('MISSING'));
+    clearCaches();
+    const real = Date.now;
+    let now = real();
+    Date.now = () => ++now;
+    let slices = 0;
+    try {
+      while (!parseSlice(parsers.cuda, 'prefix-errors.cu', text, 2, prefix) && slices < 5_000) slices++;
+    } finally {
+      Date.now = real;
+    }
+    assert.ok(slices > 1 && slices < 5_000, `${slices} slices`);
+    assert.equal(parseCached(parsers.cuda, 'prefix-errors.cu', text, undefined, false, prefix)!.rootNode.toString(), one);
+    clearCaches();
+  });
+
   it('analyseInSlices: cancelled at a pause it gives nothing; else the same report as one call', async () => {
     const text = fixtureFile(ROOT, 'cuda', 500);
     clearCaches();
