@@ -202,6 +202,24 @@ describe('analysis service (the editor analyses off its thread)', function () {
   });
 });
 
+/**
+ * Parses `text` (CUDA) as document `key` in slices of 2 ms on a clock that
+ * moves a millisecond at each look (a slice halts at the parse's third
+ * progress check): how many slices halted, at most 5,000.
+ */
+function slicesOnTickingClock(key: string, text: string, prefix?: string): number {
+  const real = Date.now;
+  let now = real();
+  Date.now = () => ++now;
+  let slices = 0;
+  try {
+    while (!parseSlice(parsers.cuda, key, text, 2, prefix) && slices < 5_000) slices++;
+  } finally {
+    Date.now = real;
+  }
+  return slices;
+}
+
 describe('sliced analysis and resumable parsing', function () {
   this.timeout(300_000);
 
@@ -276,15 +294,7 @@ describe('sliced analysis and resumable parsing', function () {
     assert.notEqual(halted.rootNode.toString(), expected, 'tree-sitter itself: halted, another tree');
     halted.delete();
     clearCaches();
-    const real = Date.now;
-    let now = real();
-    Date.now = () => ++now;
-    let slices = 0;
-    try {
-      while (!parseSlice(parsers.cuda, 'halted-errors.cu', text, 2)) slices++;
-    } finally {
-      Date.now = real;
-    }
+    const slices = slicesOnTickingClock('halted-errors.cu', text);
     assert.ok(slices >= 1);
     assert.equal(parseCached(parsers.cuda, 'halted-errors.cu', text, undefined)!.rootNode.toString(), expected);
     clearCaches();
@@ -299,15 +309,7 @@ describe('sliced analysis and resumable parsing', function () {
     const one = parseCached(parsers.cuda, 'prefix-errors-one.cu', text, undefined, false, prefix)!.rootNode.toString();
     assert.ok(one.includes('ERROR') || one.includes('MISSING'));
     clearCaches();
-    const real = Date.now;
-    let now = real();
-    Date.now = () => ++now;
-    let slices = 0;
-    try {
-      while (!parseSlice(parsers.cuda, 'prefix-errors.cu', text, 2, prefix) && slices < 5_000) slices++;
-    } finally {
-      Date.now = real;
-    }
+    const slices = slicesOnTickingClock('prefix-errors.cu', text, prefix);
     assert.ok(slices > 1 && slices < 5_000, `${slices} slices`);
     assert.equal(parseCached(parsers.cuda, 'prefix-errors.cu', text, undefined, false, prefix)!.rootNode.toString(), one);
     clearCaches();
