@@ -205,7 +205,7 @@ interface HaltedParse {
   prev: Tree | null;
   /** Where the text changed since `prev`'s (the view's carry-over needs it). */
   span?: TextSpan;
-  /** A copy of it edited to this source (the halted parse reuses it); from a prefix, the prefix's tree edited to it. */
+  /** A copy of it edited to this source (the halted parse reuses it). */
   base: Tree | null;
   /** The prefix the text is parsed from (`parseCached`'s `prefix`), and whether the prefix's own parse is what halted. */
   prefix?: string;
@@ -329,7 +329,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   // can halt again and again without getting further where the text has syntax errors (measured: thousands of
   // 1 ms slices for a rest that one run parses in ~10 ms).
   let stage: HaltedParse['stage'];
-  const fromPrefix = (budget = budgetMs): Tree | null => {
+  const fromPrefix = (budget: number | undefined): Tree | null => {
     const head = prefix ? prefixTree(parser, prefix, budget, resume === 'prefix') : null;
     if (!head && resumable && prefix) {
       stage = 'prefix';
@@ -346,7 +346,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
   const usable = prefix !== undefined && source.startsWith(prefix);
   // A parse from an earlier tree halted in a slice is finished in this one (for the reason above); a parse from
   // scratch, which always gets further, goes on slice by slice.
-  let tree = (base || !usable) && resume !== 'prefix' ? parseWithBudget(parser, source, base, continued && base ? undefined : budgetMs) : fromPrefix();
+  let tree = (base || !usable) && resume !== 'prefix' ? parseWithBudget(parser, source, base, continued && base ? undefined : budgetMs) : fromPrefix(budgetMs);
   // The tree is that of a parse halted in an earlier call and gone on with here.
   let resumed = continued && resume !== 'prefix' && tree !== null;
   if (tree && base && tree.rootNode.hasError) {
@@ -356,7 +356,7 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     tree.delete();
     base.delete();
     base = null;
-    tree = usable ? fromPrefix() : parseWithBudget(parser, source, null, budgetMs);
+    tree = usable ? fromPrefix(budgetMs) : parseWithBudget(parser, source, null, budgetMs);
     resumed = false;
   }
   if (tree && resumed && tree.rootNode.hasError) {

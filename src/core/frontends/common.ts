@@ -61,3 +61,14 @@ export function promote(a: Dtype, b: Dtype): Dtype {
   if (isFloat(b) && !isFloat(a)) return b;
   return rank[a] >= rank[b] ? a : b;
 }
+
+/**
+ * Keeps `value` as the newest of a map of per-document memos, dropping the
+ * least recently kept past `max` (Map order: oldest first).
+ */
+export function keepLatest<K, V>(map: Map<K, V>, key: K, value: V, max: number): V {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > max) map.delete(map.keys().next().value as K);
+  return value;
+}

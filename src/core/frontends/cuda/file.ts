@@ -227,9 +227,7 @@ export class FileInfo {
     sliced = false,
   ) {
     this.archValue = userValues.get(CUDA_ARCH) ?? arch.value;
-    if (sliced) return;
-    this.walkTop(root, () => false);
-    this.collectLaunches();
+    if (!sliced) this.scanOn();
   }
 
   /** The top-level statements the scan walks (comments left out). */
@@ -274,7 +272,6 @@ export class FileInfo {
     this.collectLaunches();
     return true;
   }
-
 
   /**
    * The text of every function that is not a kernel (helpers a kernel may

@@ -19,7 +19,7 @@ import { assumption, say, type Assumption } from '../../messages';
 import { documentFrame, parseCached } from '../../parsers';
 import { evaluate, exprKey, mul, num, sym, type Expr } from '../../sym/expr';
 import { BindingSet, Suggestions } from '../../bindings';
-import { seedBindings } from '../common';
+import { keepLatest, seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics, constGlobals } from './bindings';
 import { constGlobalsAnswer, fingerprint } from './deps';
 import { captured, lineBefore, noteQuery, recordInto, replay, type Answers, type Deps, type RowEdit } from '../../deps';
@@ -410,12 +410,6 @@ const scans = new Map<string, { tree: Tree; scan: Scan; used: number; peak: numb
 /** Documents whose scans are kept at most (the least recently analysed are dropped). */
 const MAX_SCANS = 64;
 
-/** Keeps a document's scan as its newest, the least recently kept dropped past MAX_SCANS. */
-function keepScan<V>(map: Map<string, V>, doc: string, entry: V): void {
-  map.delete(doc);
-  map.set(doc, entry);
-  while (map.size > MAX_SCANS) map.delete(map.keys().next().value as string);
-}
 
 function scanned(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const scan = scannedNow(tree, ctx);
@@ -440,7 +434,7 @@ function scannedNow(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   const errors = root.hasError ? syntaxErrors(tree) : [];
   const found = findKernels(m);
   const scan = { m, found, errors };
-  if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepScan(scans, key, { tree, scan, used, peak });
+  if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepLatest(scans, key, { tree, scan, used, peak }, MAX_SCANS);
   return scan;
 }
 
@@ -480,7 +474,7 @@ function foreignModules(ctx: FrontendContext): { modules: ModuleInfo[]; key: str
     if (!scan || !ctx.budget.retake(scan.used, scan.peak)) {
       const { value, used, peak, fits } = ctx.budget.measured(() => scanModule(syntaxRoot(tree, f.text), ctx.budget));
       scan = { tree, m: value, hash: String(hash53(f.text)), used, peak };
-      if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepScan(foreignScans, doc, scan);
+      if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepLatest(foreignScans, doc, scan, MAX_SCANS);
     }
     modules.push(scan.m);
     keys.push(`${spec}@${foreignTrees.get(tree)}:${scan.hash}`);

@@ -329,13 +329,7 @@ export class HostEnv {
     const hit = this.memo.get(key)?.find((e) => this.holds(e));
     // With the steps reading it took (where they would cut the budget, it is read again: a kernel that reads
     // it first and one kept from before give the same numbers).
-    if (hit && this.budget.retake(hit.used, hit.peak)) {
-      for (const [k, v] of hit.needs) this.consulted?.set(k, v);
-      replay(hit.deps);
-      this.trail.push(...hit.trail);
-      mergePoints(this.collect, hit.points);
-      return hit.v;
-    }
+    if (hit && this.budget.retake(hit.used, hit.peak)) return this.taken(hit);
     if (this.active.has(key)) return this.cycle();
     if (this.callerDepth >= MAX_CALLER_DEPTH) return undefined;
     this.active.add(key);
@@ -417,6 +411,19 @@ export class HostEnv {
     return result.v;
   }
 
+  /**
+   * A kept value taken (its steps already retaken): what reading it
+   * consulted, recorded, left in the trail and met as choices is the
+   * current reading's, as if read here.
+   */
+  private taken(e: MemoEntry): HostValue | undefined {
+    for (const [k, v] of e.needs) this.consulted?.set(k, v);
+    replay(e.deps);
+    this.trail.push(...e.trail);
+    mergePoints(this.collect, e.points);
+    return e.v;
+  }
+
   /** A name read again while it is being read (a cycle): unknown, and the value being kept depends on where it is read. */
   private cycle(): undefined {
     if (this.probe) this.probe.cut = true;
@@ -440,12 +447,8 @@ export class HostEnv {
     const recorded = recording() !== undefined;
     const hit = this.values.get(memoKey)?.find((e) => this.holds(e) && (e.deps !== undefined || !recorded) && !anyOf(e.keys, this.active));
     if (hit && this.budget.retake(hit.used, hit.peak)) {
-      for (const [k, v] of hit.needs) this.consulted?.set(k, v);
-      replay(hit.deps);
-      this.trail.push(...hit.trail);
-      mergePoints(this.collect, hit.points);
       if (this.probe) for (const k of hit.keys) this.probe.keys.add(k);
-      return hit.v;
+      return this.taken(hit);
     }
     hostStats.values++;
     const outer = { trail: this.trail, collect: this.collect, consulted: this.consulted, probe: this.probe };

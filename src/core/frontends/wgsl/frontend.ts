@@ -12,6 +12,7 @@
 import { hash53 } from '../../hash';
 import { parseSrcModule, type WeslAST } from 'wesl/core';
 import { detached } from '../../detach';
+import { keepLatest } from '../common';
 import { KernelCache, movable, runKernels } from '../../engine/driver';
 import { lineBefore, saysLineWords, unanswered, type Deps, type RowEdit } from '../../deps';
 import { textFrame } from '../../parsers';
@@ -98,11 +99,8 @@ export const wgslHostScanStats = { scans: 0 };
 
 function hostScanOf(ctx: FrontendContext, path: string, hostLine: (offset: number) => number): HostScan {
   const kept = hostScans.get(path);
-  hostScans.delete(path);
   const entry = kept && kept.source === ctx.source && kept.related === ctx.related ? kept : { source: ctx.source, related: ctx.related, scan: scanHostNow(ctx, hostLine) };
-  hostScans.set(path, entry);
-  while (hostScans.size > MAX_HOST_SCANS) hostScans.delete(hostScans.keys().next().value as string);
-  return entry.scan;
+  return keepLatest(hostScans, path, entry, MAX_HOST_SCANS).scan;
 }
 
 function scanHostNow(ctx: FrontendContext, hostLine: (offset: number) => number): HostScan {
@@ -337,9 +335,7 @@ function parsedShaders(path: string, shaders: Shader[], diags: Diagnostic[]): { 
     if (ast) now.set(sh.code, ast);
     return { sh, ast };
   });
-  parses.delete(path);
-  parses.set(path, now);
-  while (parses.size > MAX_PARSED_DOCUMENTS) parses.delete(parses.keys().next().value as string);
+  keepLatest(parses, path, now, MAX_PARSED_DOCUMENTS);
   return out;
 }
 
