@@ -3,7 +3,8 @@
 // the bundles that load them. What ships (extensions, workers, CLI, webview) is minified: less
 // to read and compile when the extension loads; the source maps keep stack traces readable.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -27,18 +28,52 @@ const importMetaUrlShim = {
   'import.meta.url': 'importMetaUrl',
 };
 
+/**
+ * web-tree-sitter reaches Node's `module` and `fs/promises` through `await
+ * import(…)`; in the CLI's bundle they are required (`nodeRequire`, the
+ * bundle's own `require`: web-tree-sitter declares a `require` of its own).
+ * A script compiled from V8's code cache (src/cli/launch.ts) cannot import
+ * dynamically.
+ */
+const staticNodeImports = {
+  name: 'static-node-imports',
+  setup(build) {
+    build.onLoad({ filter: /web-tree-sitter[\\/]web-tree-sitter\.c?js$/ }, (args) => {
+      let text = readFileSync(args.path, 'utf8');
+      for (const name of ['module', 'fs/promises']) {
+        const dynamic = `await import("${name}")`;
+        if (text.split(dynamic).length !== 2) throw new Error(`${args.path}: expected one ${dynamic} (web-tree-sitter changed: look again)`);
+        text = text.replace(dynamic, `nodeRequire("${name}")`);
+      }
+      return { contents: text, loader: 'js' };
+    });
+  },
+};
+
 const builds = [
   {
     ...common,
     entryPoints: [join(root, 'src/cli/main.ts')],
-    outfile: join(root, 'dist/cli.js'),
+    outfile: join(root, 'dist/cli-main.js'),
     platform: 'node',
     format: 'cjs',
     // Names kept: test/security.test.ts follows the child_process binding by name through the bundle.
     minifyWhitespace: true,
     minifySyntax: true,
-    banner: { js: '#!/usr/bin/env node\nconst importMetaUrl = require("url").pathToFileURL(__filename).href;' },
+    banner: { js: 'const importMetaUrl = require("url").pathToFileURL(__filename).href;\nconst nodeRequire = require;' },
     define: { ...common.define, ...importMetaUrlShim },
+    plugins: [staticNodeImports],
+  },
+  {
+    ...common,
+    // The CLI's entry: runs dist/cli-main.js with the code cache the build leaves beside it (src/cli/launch.ts).
+    entryPoints: [join(root, 'src/cli/launch.ts')],
+    outfile: join(root, 'dist/cli.js'),
+    platform: 'node',
+    format: 'cjs',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    banner: { js: '#!/usr/bin/env node' },
   },
   {
     ...common,
@@ -145,5 +180,30 @@ if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
+  writeCodeCache();
+}
+
+/**
+ * The CLI's code cache (src/cli/launch.ts): one run over the test fixtures
+ * and the examples (more than 256 KB, so V8's flags stay the defaults a run
+ * starts with: see src/cli/inputs.ts `preferBaselineWasm`), in one thread,
+ * writes the bytecode its functions compiled to. Without the fixtures (a
+ * package built elsewhere) or on any failure there is no cache, and the CLI
+ * compiles as it would without one.
+ */
+function writeCodeCache() {
+  const cache = join(root, 'dist', 'cli-main.cache');
+  rmSync(cache, { force: true });
+  const inputs = ['test/fixtures', 'examples'].map((d) => join(root, d)).filter((d) => existsSync(d));
+  if (inputs.length < 2) return;
+  const run = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'analyze', ...inputs, '--jobs', '1', '--format', 'json'], {
+    env: { ...process.env, ROOFLINE_LENS_CODE_CACHE_OUT: cache },
+    stdio: 'ignore',
+    timeout: 120_000,
+  });
+  if (run.status !== 0) {
+    rmSync(cache, { force: true });
+    console.warn(`build: no CLI code cache (the warm-up run ended with ${run.status ?? run.signal})`);
+  }
 }
 void require;

@@ -225,6 +225,17 @@ describe('CLI over many files in worker threads', function () {
     assert.doesNotMatch(one.stderr, /worker threads/);
   });
 
+  it('its entry runs the CLI from the code cache the build wrote, and reports as the CLI run directly does', () => {
+    const dir = path.join(__dirname, 'fixtures', 'cuda');
+    const traced = spawnSync(process.execPath, [cli, 'analyze', dir, '--format', 'json', '--jobs', '1'], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, ROOFLINE_LENS_TRACE_CODE_CACHE: '1' } });
+    assert.equal(traced.status, 0, traced.stderr);
+    // V8 accepted it: a cache it rejects (a flag set before it is read, another build) would be work for nothing.
+    assert.match(traced.stderr, /code cache used/);
+    const direct = spawnSync(process.execPath, [path.join(path.dirname(cli), 'cli-main.js'), 'analyze', dir, '--format', 'json', '--jobs', '1'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    assert.equal(direct.status, 0, direct.stderr);
+    assert.equal(traced.stdout, direct.stdout);
+  });
+
   it('refuses a --jobs that is not a whole number from 1 to 64', async () => {
     for (const bad of ['0', '-1', '2.5', 'many']) {
       const r = await runMain(['analyze', path.join(__dirname, 'fixtures', 'triton', 'softmax.py'), '--jobs', bad]);
