@@ -139,6 +139,32 @@ describe('WGSL frontend', () => {
       const renamed = analyzeSource(good.replace('scale_in_place', 'scale_twice'), parsers, { gpu, path: p });
       assert.deepEqual(renamed.kernels.map((k) => k.name), ['scale_twice']);
     });
+
+    it('does not bring back a renamed kernel as stale when the file later stops parsing', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const p = 'stale-check/renamed-then-broken.wgsl';
+      const other = good.replace(/^@group.*\n/, '').replace('scale_in_place', 'scale_other');
+      analyzeSource(good + other, parsers, { gpu, path: p });
+      const renamed = good.replace('scale_in_place', 'scale_twice') + other;
+      assert.deepEqual(analyzeSource(renamed, parsers, { gpu, path: p }).kernels.map((k) => k.name), ['scale_twice', 'scale_other']);
+      // scale_twice's closing brace deleted: it is shown stale; scale_in_place, gone since the rename, is not.
+      const broken = renamed.replace('* 3.0;\n}', '* 3.0;\n');
+      const r = analyzeSource(broken, parsers, { gpu, path: p });
+      assert.ok(r.diagnostics.some((d) => d.code === 'parseError'));
+      assert.ok(!r.kernels.some((k) => k.name === 'scale_in_place'), JSON.stringify(r.kernels.map((k) => k.name)));
+    });
+
+    it('shows a kernel stale only while its function is in the text', async () => {
+      const parsers = await loadParsers();
+      const gpu = findGpu('h100-sxm')!;
+      const p = 'stale-check/deleted.wgsl';
+      analyzeSource(good, parsers, { gpu, path: p });
+      // The whole function deleted, and a syntax error elsewhere: nothing of it to show.
+      const r = analyzeSource('@group(0) @binding(0) var<storage, read_write> data: array<f32>;\nfn helper( {\n', parsers, { gpu, path: p });
+      assert.ok(r.diagnostics.some((d) => d.code === 'parseError'));
+      assert.deepEqual(r.kernels.map((k) => k.name), []);
+    });
   });
 
   describe('bindings', () => {

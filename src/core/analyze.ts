@@ -27,7 +27,7 @@ import { Budget } from './budget';
 import { clearTritonCache, forgetTritonFile, tritonFrontend } from './frontends/triton/frontend';
 import { clearTreeCache, forgetTree } from './parsers';
 import { clearCudaCache, cudaFrontend, cudaParseInput, forgetCudaFile } from './frontends/cuda/frontend';
-import { clearWgslCache, wgslFrontend } from './frontends/wgsl/frontend';
+import { clearWgslCache, forgetWgslFile, wgslFrontend } from './frontends/wgsl/frontend';
 import type { Frontend, FrontendContext, LaunchInputs, OneShot, UserInputs } from './frontend';
 import type { RelatedFile } from './related';
 import { buildPipeline, type LaunchAnalysis } from './pipeline/pipeline';
@@ -91,14 +91,16 @@ export function clearCaches(): void {
 }
 
 /**
- * Forgets one document's tree and file scan (its analysed kernels stay
- * cached by text): a batch run calls it after each file, so trees of files it
- * will not see again do not pile up. Related modules' trees are kept.
+ * Forgets one document's tree, file scan and the WGSL kernels kept to be
+ * shown stale (its analysed kernels stay cached by text): a batch run calls
+ * it after each file, so trees of files it will not see again do not pile
+ * up. Related modules' trees are kept.
  */
 export function forgetDocument(path: string): void {
   forgetTree(path);
   forgetCudaFile(path);
   forgetTritonFile(path);
+  forgetWgslFile(path);
 }
 
 const FRONTENDS: Record<Language, Frontend> = {

@@ -3,6 +3,14 @@
  * function when its braces do not balance (the usual state of a function
  * being typed), so while a file has a syntax error the editor keeps showing
  * that function's last good numbers, marked stale, instead of nothing.
+ *
+ * An entry holds the kernel of the file's latest analysis as it is (the text
+ * it was read from is that version's, alive while it is the document's); it
+ * is made a copy with strings of its own (detach.ts) only once it is shown
+ * stale, when it may outlive that text. An analysis without a syntax error
+ * forgets the kernels it no longer has (renamed, deleted: nothing to show
+ * stale), and a stale one is shown only while its function is still in the
+ * text.
  */
 import type { KernelIR } from '../../ir';
 import { assumption, say } from '../../messages';
@@ -11,7 +19,13 @@ import { detachStrings } from '../../detach';
 /** Entries kept across all files (least recently stored are dropped first). */
 const MAX_ENTRIES = 256;
 
-const lastGood = new Map<string, KernelIR>();
+interface Entry {
+  k: KernelIR;
+  /** Its strings are copies of their own (it was shown stale). */
+  detached: boolean;
+}
+
+const lastGood = new Map<string, Entry>();
 
 function key(path: string, name: string): string {
   return `${path}\u0000${name}`;
@@ -20,18 +34,42 @@ function key(path: string, name: string): string {
 /** Remembers a kernel analysed from source that parsed. */
 export function remember(path: string, k: KernelIR): void {
   const id = key(path, k.name);
+  const had = lastGood.get(id);
   lastGood.delete(id);
-  // Kept across versions: its strings are copies of their own, not views into this version's text (detach.ts).
-  lastGood.set(id, detachStrings({ ...k, bindings: { ...k.bindings }, assumptions: [...k.assumptions] }));
+  lastGood.set(id, had?.k === k ? had : { k, detached: false });
   while (lastGood.size > MAX_ENTRIES) lastGood.delete(lastGood.keys().next().value as string);
 }
 
-/** Cached kernels of `path` that the current (broken) parse no longer has, marked stale. */
-export function staleKernels(path: string, present: Set<string>): KernelIR[] {
+/** After an analysis of `path` without a syntax error: its kernels not in `present` are gone, not dropped by the parser. */
+export function forgetMissing(path: string, present: Set<string>): void {
+  const prefix = `${path}\u0000`;
+  for (const [id, e] of lastGood) if (id.startsWith(prefix) && !present.has(e.k.name)) lastGood.delete(id);
+}
+
+/** Forgets every kernel of `path` (a document closed, a file the CLI is done with). */
+export function forgetStale(path: string): void {
+  forgetMissing(path, new Set());
+}
+
+/**
+ * Cached kernels of `path` that the current (broken) parse no longer has,
+ * marked stale: those whose function `source` still has (`fn name(`).
+ */
+export function staleKernels(path: string, present: Set<string>, source: string): KernelIR[] {
   const prefix = `${path}\u0000`;
   const out: KernelIR[] = [];
-  for (const [id, k] of lastGood) {
-    if (!id.startsWith(prefix) || present.has(k.name)) continue;
+  for (const [id, e] of lastGood) {
+    if (!id.startsWith(prefix) || present.has(e.k.name)) continue;
+    if (!new RegExp(`\\bfn\\s+${escaped(e.k.name)}\\s*\\(`).test(source)) {
+      lastGood.delete(id);
+      continue;
+    }
+    if (!e.detached) {
+      // Kept across versions from now on: its strings become copies of their own, not views into that version's text.
+      e.k = detachStrings({ ...e.k, bindings: { ...e.k.bindings }, assumptions: [...e.k.assumptions] });
+      e.detached = true;
+    }
+    const k = e.k;
     out.push({
       ...k,
       bindings: { ...k.bindings },
@@ -42,4 +80,8 @@ export function staleKernels(path: string, present: Set<string>): KernelIR[] {
     });
   }
   return out;
+}
+
+function escaped(name: string): string {
+  return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -19,7 +19,7 @@ import { textFrame } from '../../parsers';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { say } from '../../messages';
-import { remember, staleKernels } from './cache';
+import { forgetMissing, forgetStale, remember, staleKernels } from './cache';
 import { dispatchFor, pipelineUses, scanHost, type Dispatch, type EmbeddedShader, type HostScan } from './embedded';
 import { encoderPipelines } from './encoder';
 import { analyzeEntry } from './kernel';
@@ -75,7 +75,9 @@ export const wgslFrontend: Frontend = (ctx) => {
     const pipelines = encoderPipelines(scan, embedded, modules, hostLine);
     if (pipelines.length) out.pipelines = pipelines;
   }
-  if (broken) out.kernels.push(...staleKernels(path, new Set(out.kernels.map((k) => k.name))));
+  const present = new Set(out.kernels.map((k) => k.name));
+  if (broken) out.kernels.push(...staleKernels(path, present, ctx.source));
+  else forgetMissing(path, present);
   if (out.kernels.length === 0 && !out.diagnostics.some((d) => d.severity !== 'info')) {
     const defs = (ctx.source.match(/@compute\b/g) ?? []).length;
     out.diagnostics.push(defs > 0 ? say('kernelsNotFound', 1, 'WGSL', `${defs} \`@compute\` function(s)`) : say('noKernels', 1, 'WGSL @compute'));
@@ -225,6 +227,11 @@ function analyzeShader(
  * the dispatch. An edit re-analyses only the entry points it touched.
  */
 const cache = new KernelCache();
+
+/** Forgets a document's last good kernels (shown stale while a function does not parse). */
+export function forgetWgslFile(path: string): void {
+  forgetStale(path);
+}
 
 export function clearWgslCache(): void {
   cache.clear();
