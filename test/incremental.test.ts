@@ -928,6 +928,33 @@ describe('a long editing session', function () {
       assert.ok(grew < 15, `the heap grew by ${grew.toFixed(1)} MB over 200 edits`);
       clearCaches();
     });
+
+    it(`${lang}: Enters above kernels move them without keeping each earlier version`, async () => {
+      const gc = collect();
+      const parsers = await loadParsers();
+      const src = fixtureFile(ROOT, lang, 1000);
+      const file = `enters.${EXT[lang]}`;
+      clearCaches();
+      let report = analyzeSource(src, parsers, { gpu: H100, path: file });
+      let cur = src;
+      const heap: number[] = [];
+      const edits = 240;
+      for (let i = 0; i < edits; i++) {
+        // Always in the first kernel: every kernel below is moved, none analysed again.
+        const first = report.kernels[0];
+        cur = editNewline(cur, [{ start: first.line - 1, end: (first.endLine ?? first.line) - 1 }], i, lang);
+        report = analyzeSource(cur, parsers, { gpu: H100, path: file });
+        if (i === 39 || i === edits - 1) {
+          await macrotask();
+          gc();
+          heap.push(process.memoryUsage().heapUsed);
+        }
+      }
+      const grew = (heap[1] - heap[0]) / 1e6;
+      // A moved IR held the one it was moved from, and that one its own: every version of every kernel below (~20 MB here).
+      assert.ok(grew < 5, `the heap grew by ${grew.toFixed(1)} MB over 200 Enters`);
+      clearCaches();
+    });
   }
 });
 
