@@ -53,7 +53,7 @@ function arithmeticBuiltin(st: WgslState, name: string, args: Val[], line: numbe
   const type = builtinResult(name, types);
   const folded = args.every(isConst);
   if (!folded) chargeBuiltin(st, name, types, type, args.some((a) => hasDep(a, DEP.DATA)), line);
-  else if (type.k === 'scalar' && args.every((a) => a.type.k === 'scalar')) {
+  else if (args.length > 0 && type.k === 'scalar' && args.every((a) => a.type.k === 'scalar')) {
     // A builtin on compile-time numbers is a number (`firstTrailingBit(WG_SIZE)` as a loop bound).
     const xs = args.map((a) => a.fn?.(st.env));
     const v = xs.every((x): x is number => x !== undefined) ? foldBuiltin(name, xs, scalarOf(args[0].type)) : undefined;

@@ -55,7 +55,7 @@ export function globalPlace(st: WgslState, name: string): Place | undefined {
   const access = tmpl[1] ?? (space === 'storage' ? 'read' : 'read_write');
   let type = st.types.resolve(g.name.typeRef);
   // A type from elsewhere (`#import`) has no layout here: its accesses would count a guessed 4 B.
-  if (space === 'storage' && hasUnknown(type)) st.notes.say('unknownType', st.lineOf(g.start), name, g.name.typeRef ? st.text(g.name.typeRef) : '?');
+  if ((space === 'storage' || space === 'workgroup') && hasUnknown(type)) st.notes.say('unknownType', st.lineOf(g.start), name, g.name.typeRef ? st.text(g.name.typeRef) : '?');
   const f = st.user.texels?.[name];
   if (f !== undefined && space === 'storage') st.notes.say('dtypeIgnored', st.lineOf(g.start), name, f);
   const d = st.user.dtypes[name];

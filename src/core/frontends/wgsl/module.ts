@@ -127,7 +127,12 @@ export class TypeResolver {
     const mat = /^mat([234])x([234])$/.exec(name);
     if (mat) return { k: 'mat', c: Number(mat[1]), r: Number(mat[2]), s: this.scalarParam(params[0]) };
     // A binding array holds one resource per binding: indexing it picks a texture or a buffer.
-    if (name === 'array' || name === 'binding_array') return { k: 'array', elem: this.param(params[0]), count: params[1] ? this.evalCount(params[1]) : undefined };
+    if (name === 'array' || name === 'binding_array') {
+      const count = params[1] ? this.evalCount(params[1]) : undefined;
+      // WGSL requires a count above zero (a whole number): with another, the shader does not compile, and no size is right.
+      if (count !== undefined && !(Number.isInteger(count) && count > 0)) return UNKNOWN;
+      return { k: 'array', elem: this.param(params[0]), count };
+    }
     if (name === 'atomic') {
       const t = this.param(params[0]);
       return t.k === 'vec' ? { k: 'atomic', s: t.s, n: t.n } : { k: 'atomic', s: this.scalarParam(params[0]) };
