@@ -32,6 +32,9 @@ import {
   type Expr,
 } from '../../sym/expr';
 
+
+/** The highest power of one factor an interval is computed for (`interval`). */
+const MAX_INTERVAL_POWER = 16;
 export type SymKind = 'thread' | 'block' | 'iter' | 'geom' | 'clip' | 'opaque';
 
 export interface SymInfo {
@@ -137,6 +140,9 @@ export class IndexSyms {
       let mlo: Expr = ONE;
       let mhi: Expr = ONE;
       for (const fac of m.factors) {
+        // A power past any index's (a macro that squares a macro, twenty times over: x^4194304) is multiplied out
+        // one factor at a time below, each a polynomial: not bounded, rather than seconds spent bounding it.
+        if (fac.pow > MAX_INTERVAL_POWER) return undefined;
         const r = this.atomInterval(fac.atom, depth);
         if (!r) return undefined;
         for (let p = 0; p < fac.pow; p++) {
