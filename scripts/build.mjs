@@ -167,6 +167,8 @@ if (existsSync(join(root, 'src/webview/main.ts'))) {
 }
 
 mkdirSync(join(root, 'dist'), { recursive: true });
+// A code cache is made for one bundle (src/cli/launch.ts checks): none is left beside a bundle built anew.
+rmSync(join(root, 'dist', 'cli-main.cache'), { force: true });
 for (const [from, to] of [
   ['web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm'],
   ['tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-python.wasm'],

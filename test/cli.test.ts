@@ -5,6 +5,8 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { main } from '../src/cli/main';
 
@@ -234,6 +236,27 @@ describe('CLI over many files in worker threads', function () {
     const direct = spawnSync(process.execPath, [path.join(path.dirname(cli), 'cli-main.js'), 'analyze', dir, '--format', 'json', '--jobs', '1'], { encoding: 'utf8', maxBuffer: 1 << 28 });
     assert.equal(direct.status, 0, direct.stderr);
     assert.equal(traced.stdout, direct.stdout);
+  });
+
+  it('its entry does not use a code cache made for another bundle (V8 would check only its length)', () => {
+    const dist = path.dirname(cli);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-cache-'));
+    try {
+      for (const f of fs.readdirSync(dist)) if (/^cli(-main)?\.(js|cache)$|\.wasm$/.test(f)) fs.copyFileSync(path.join(dist, f), path.join(dir, f));
+      // The same length, another text: a version string changed by one character.
+      const version = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+      const other = `${version.slice(0, -1)}${version.endsWith('9') ? '8' : '9'}`;
+      const main = fs.readFileSync(path.join(dir, 'cli-main.js'), 'utf8');
+      const at = main.indexOf(`"${version}"`);
+      assert.ok(at > 0);
+      fs.writeFileSync(path.join(dir, 'cli-main.js'), `${main.slice(0, at)}"${other}"${main.slice(at + version.length + 2)}`);
+      const r = spawnSync(process.execPath, [path.join(dir, 'cli.js'), '--version'], { encoding: 'utf8', env: { ...process.env, ROOFLINE_LENS_TRACE_CODE_CACHE: '1' } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trim(), other);
+      assert.match(r.stderr, /code cache not used/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a --jobs that is not a whole number from 1 to 64', async () => {

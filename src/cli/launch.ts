@@ -6,11 +6,14 @@
  * then starts with the bytecode of the functions an analysis uses instead of
  * compiling them again: ~40–50 ms of a run of ten tutorials (docs/performance.md).
  *
- * The cache is an optimisation only: V8 checks it against its version, its
- * flags and the source, and a cache it rejects (another Node, a rebuilt
- * bundle) or none at all leaves the bundle compiled as usual. What runs is
- * always our own bundle, never text from the user.
+ * The cache is an optimisation only. It starts with the SHA-256 of the
+ * bundle it was made from (V8 checks a cache against its version, its flags
+ * and the source's length only: a rebuilt bundle of the same length would
+ * run another bundle's bytecode), and a cache for another bundle, one V8
+ * rejects (another Node) or none at all leaves the bundle compiled as
+ * usual. What runs is always our own bundle, never text from the user.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { Module } from 'node:module';
 import * as path from 'node:path';
@@ -22,19 +25,27 @@ const CACHE = path.join(__dirname, 'cli-main.cache');
 /** Where a run writes the code cache of its bundle as it ends (the build's warm-up run). */
 const CACHE_OUT = 'ROOFLINE_LENS_CODE_CACHE_OUT';
 
-function readCache(): Buffer | undefined {
+/** Bytes of the bundle's digest in front of V8's data. */
+const DIGEST = 32;
+
+/** V8's data of the cache made from `digest`'s bundle, if that is the one there. */
+function readCache(digest: Buffer): Buffer | undefined {
+  let data: Buffer;
   try {
-    return fs.readFileSync(CACHE);
+    data = fs.readFileSync(CACHE);
   } catch {
     return undefined; // none built: the bundle is compiled as usual
   }
+  return data.length > DIGEST && data.subarray(0, DIGEST).equals(digest) ? data.subarray(DIGEST) : undefined;
 }
 
 function launch(): void {
-  const script = new vm.Script(Module.wrap(fs.readFileSync(MAIN, 'utf8')), { filename: MAIN, cachedData: readCache() });
+  const source = fs.readFileSync(MAIN, 'utf8');
+  const digest = createHash('sha256').update(source).digest();
+  const script = new vm.Script(Module.wrap(source), { filename: MAIN, cachedData: readCache(digest) });
   if (process.env.ROOFLINE_LENS_TRACE_CODE_CACHE) process.stderr.write(`roofline-lens: code cache ${script.cachedDataRejected === false ? 'used' : 'not used'}\n`);
   const out = process.env[CACHE_OUT];
-  if (out) process.once('exit', () => fs.writeFileSync(out, script.createCachedData()));
+  if (out) process.once('exit', () => fs.writeFileSync(out, Buffer.concat([digest, script.createCachedData()])));
   // The bundle runs as the main module, as `node dist/cli-main.js` would run it.
   const main = new Module(MAIN, module);
   main.filename = MAIN;
