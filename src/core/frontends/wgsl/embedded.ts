@@ -580,6 +580,10 @@ const MATH: Record<string, (...a: number[]) => number> = {
 /** Recursive descent over a token slice; any token it does not know makes the value undefined. */
 class ConstParser {
   private i = 0;
+  private depth = 0;
+
+  /** Nesting (parentheses, signs, powers) past this gives no value, rather than exhausting the stack. */
+  private static readonly MAX_DEPTH = 100;
 
   constructor(
     private readonly t: JsToken[],
@@ -591,7 +595,20 @@ class ConstParser {
   }
 
   parse(): JsValue {
-    return this.binary(0);
+    return this.nested(() => this.binary(0));
+  }
+
+  private nested(f: () => JsValue): JsValue {
+    if (this.depth >= ConstParser.MAX_DEPTH) {
+      this.i = this.t.length;
+      return undefined;
+    }
+    this.depth++;
+    try {
+      return f();
+    } finally {
+      this.depth--;
+    }
   }
 
   private static readonly LEVELS: string[][] = [['|'], ['^'], ['&'], ['<<', '>>', '>>>'], ['+', '-'], ['*', '/', '%']];
@@ -610,7 +627,7 @@ class ConstParser {
     const base = this.unary();
     if (this.t[this.i]?.text !== '**') return base;
     this.i++;
-    const exp = this.power();
+    const exp = this.nested(() => this.power());
     return typeof base === 'number' && typeof exp === 'number' ? base ** exp : undefined;
   }
 
@@ -618,7 +635,7 @@ class ConstParser {
     const op = this.t[this.i]?.text;
     if (op === '-' || op === '+') {
       this.i++;
-      const v = this.unary();
+      const v = this.nested(() => this.unary());
       return typeof v === 'number' ? (op === '-' ? -v : v) : undefined;
     }
     return this.primary();
