@@ -423,6 +423,12 @@ export class SyntaxNode {
     return this._endIndex + this.offset();
   }
 
+  /** @internal The end index in the places of this node's own tree (not moved by edits since), read without recording. */
+  rawEnd(): number {
+    if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+    return this._endIndex;
+  }
+
   /** @internal The end index, read without recording. */
   spanEnd(): number {
     if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
@@ -998,10 +1004,14 @@ function prune(before: TreeView, carried: SyntaxNode[], kept: ReadonlySet<Syntax
   // older view keeps the dead nodes of its statements edited since, until none of its statements is
   // carried any more and it goes with its tree (at most MAX_DONORS of them): walking its whole map on
   // every edit cost more than they hold.
-  const spans = carried.filter((c) => c.view === before).map((c) => [c.startIndex, c.endIndex] as const);
+  // In the places of the view's own tree (a node and the statement it is in move alike): a node's place as
+  // moved needs its statement, found through `.parent`, which for a node deep in the tree recurses in
+  // tree-sitter's WebAssembly until its stack runs out (a fuzz finding: 400 nested blocks; every parse after
+  // the trap failed too).
+  const spans = carried.filter((c) => c.view === before).map((c) => [c.rawStart, c.rawEnd()] as const);
   for (const [id, n] of before.nodes) {
-    const at = lastStartingBy(spans, n.startIndex, (span) => span[0]);
-    if (at < 0 || n.startIndex >= spans[at][1] || n.endIndex > spans[at][1]) before.nodes.delete(id);
+    const at = lastStartingBy(spans, n.rawStart, (span) => span[0]);
+    if (at < 0 || n.rawStart >= spans[at][1] || n.rawEnd() > spans[at][1]) before.nodes.delete(id);
   }
 }
 
