@@ -1006,7 +1006,7 @@ function prune(before: TreeView, carried: SyntaxNode[], kept: ReadonlySet<Syntax
   // every edit cost more than they hold.
   // In the places of the view's own tree (a node and the statement it is in move alike): a node's place as
   // moved needs its statement, found through `.parent`, which for a node deep in the tree recurses in
-  // tree-sitter's WebAssembly until its stack runs out (a fuzz finding: 400 nested blocks; every parse after
+  // tree-sitter's WebAssembly until its stack runs out (a fuzz finding: blocks ~140 deep; every parse after
   // the trap failed too).
   const spans = carried.filter((c) => c.view === before).map((c) => [c.rawStart, c.rawEnd()] as const);
   for (const [id, n] of before.nodes) {

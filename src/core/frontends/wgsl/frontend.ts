@@ -77,7 +77,8 @@ export const wgslFrontend: Frontend = (ctx) => {
   }
   const present = new Set(out.kernels.map((k) => k.name));
   if (broken) out.kernels.push(...staleKernels(path, present, ctx.source));
-  else forgetMissing(path, present);
+  // Only a whole analysis tells a kernel gone (one in time slices lists the kernels analysed so far).
+  else if (!out.incomplete) forgetMissing(path, present);
   if (out.kernels.length === 0 && !out.diagnostics.some((d) => d.severity !== 'info')) {
     const defs = (ctx.source.match(/@compute\b/g) ?? []).length;
     out.diagnostics.push(defs > 0 ? say('kernelsNotFound', 1, 'WGSL', `${defs} \`@compute\` function(s)`) : say('noKernels', 1, 'WGSL @compute'));
