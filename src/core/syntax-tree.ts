@@ -815,20 +815,34 @@ export function unitAt(root: SyntaxNode, row: number): SyntaxNode | undefined {
  * statement by statement, so the index is not built in one block.
  */
 export function readUnitsAhead(st: SyntaxNode): void {
-  if (isWrapper(st)) for (const c of innerStatements(st)) readUnitsAhead(c);
+  unitsUnder([st], () => undefined);
+}
+
+/**
+ * Visits `statements` and, inside each wrapper, its statements, blocks
+ * within blocks, in document order (each before what it wraps). With a stack
+ * of its own: host blocks can nest thousands deep (a fuzz finding).
+ */
+function unitsUnder(statements: readonly SyntaxNode[], visit: (st: SyntaxNode) => void): void {
+  const stack = [...statements].reverse();
+  for (let st = stack.pop(); st; st = stack.pop()) {
+    visit(st);
+    if (isWrapper(st)) {
+      const inner = innerStatements(st);
+      for (let i = inner.length - 1; i >= 0; i--) stack.push(inner[i]);
+    }
+  }
 }
 
 function unitsByRow(root: SyntaxNode): Map<number, SyntaxNode | SyntaxNode[]> {
   let rows = byRow.get(root);
   if (!rows) {
     const map = new Map<number, SyntaxNode | SyntaxNode[]>();
-    const add = (st: SyntaxNode): void => {
+    unitsUnder(root.children, (st) => {
       const row = st.startPosition.row;
       const there = map.get(row);
       map.set(row, there === undefined ? st : Array.isArray(there) ? [...there, st] : [there, st]);
-      if (isWrapper(st)) for (const c of innerStatements(st)) add(c);
-    };
-    for (const st of root.children) add(st);
+    });
     byRow.set(root, (rows = map));
   }
   return rows;
