@@ -194,8 +194,7 @@ if (watch) {
  * compiles as it would without one.
  */
 function writeCodeCache() {
-  const cache = join(root, 'dist', 'cli-main.cache');
-  rmSync(cache, { force: true });
+  const cache = join(root, 'dist', 'cli-main.cache'); // removed before the bundles were built
   const inputs = ['test/fixtures', 'examples'].map((d) => join(root, d)).filter((d) => existsSync(d));
   if (inputs.length < 2) return;
   const run = spawnSync(process.execPath, [join(root, 'dist', 'cli.js'), 'analyze', ...inputs, '--jobs', '1', '--format', 'json'], {

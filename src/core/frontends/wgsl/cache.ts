@@ -15,6 +15,7 @@
 import type { KernelIR } from '../../ir';
 import { assumption, say } from '../../messages';
 import { detachStrings } from '../../detach';
+import { keepLatest } from '../common';
 
 /** Entries kept across all files (least recently stored are dropped first). */
 const MAX_ENTRIES = 256;
@@ -27,6 +28,9 @@ interface Entry {
 
 const lastGood = new Map<string, Entry>();
 
+/** A function's name where it is defined (`fn name(`; WGSL names are Unicode identifiers). */
+const FN_NAME = /\bfn\s+([\p{XID_Start}_]\p{XID_Continue}*)\s*\(/gu;
+
 function key(path: string, name: string): string {
   return `${path}\u0000${name}`;
 }
@@ -35,20 +39,17 @@ function key(path: string, name: string): string {
 export function remember(path: string, k: KernelIR): void {
   const id = key(path, k.name);
   const had = lastGood.get(id);
-  lastGood.delete(id);
-  lastGood.set(id, had?.k === k ? had : { k, detached: false });
-  while (lastGood.size > MAX_ENTRIES) lastGood.delete(lastGood.keys().next().value as string);
+  keepLatest(lastGood, id, had?.k === k ? had : { k, detached: false }, MAX_ENTRIES);
 }
 
-/** After an analysis of `path` without a syntax error: its kernels not in `present` are gone, not dropped by the parser. */
-export function forgetMissing(path: string, present: Set<string>): void {
+/**
+ * After an analysis of `path` without a syntax error: its kernels not in
+ * `present` are gone, not dropped by the parser (all of them with none
+ * present: a document closed, a file the CLI is done with).
+ */
+export function forgetMissing(path: string, present: ReadonlySet<string> = new Set()): void {
   const prefix = `${path}\u0000`;
   for (const [id, e] of lastGood) if (id.startsWith(prefix) && !present.has(e.k.name)) lastGood.delete(id);
-}
-
-/** Forgets every kernel of `path` (a document closed, a file the CLI is done with). */
-export function forgetStale(path: string): void {
-  forgetMissing(path, new Set());
 }
 
 /**
@@ -58,9 +59,11 @@ export function forgetStale(path: string): void {
 export function staleKernels(path: string, present: Set<string>, source: string): KernelIR[] {
   const prefix = `${path}\u0000`;
   const out: KernelIR[] = [];
+  let defined: Set<string> | undefined;
   for (const [id, e] of lastGood) {
     if (!id.startsWith(prefix) || present.has(e.k.name)) continue;
-    if (!new RegExp(`\\bfn\\s+${escaped(e.k.name)}\\s*\\(`).test(source)) {
+    defined ??= new Set(Array.from(source.matchAll(FN_NAME), (m) => m[1]));
+    if (!defined.has(e.k.name)) {
       lastGood.delete(id);
       continue;
     }
@@ -80,8 +83,4 @@ export function staleKernels(path: string, present: Set<string>, source: string)
     });
   }
   return out;
-}
-
-function escaped(name: string): string {
-  return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -19,7 +19,7 @@ import { textFrame } from '../../parsers';
 import type { Frontend, FrontendContext } from '../../frontend';
 import type { Diagnostic, FileIR, KernelIR } from '../../ir';
 import { say } from '../../messages';
-import { forgetMissing, forgetStale, remember, staleKernels } from './cache';
+import { forgetMissing, remember, staleKernels } from './cache';
 import { dispatchFor, pipelineUses, scanHost, type Dispatch, type EmbeddedShader, type HostScan } from './embedded';
 import { encoderPipelines } from './encoder';
 import { analyzeEntry } from './kernel';
@@ -231,7 +231,7 @@ const cache = new KernelCache();
 
 /** Forgets a document's last good kernels (shown stale while a function does not parse). */
 export function forgetWgslFile(path: string): void {
-  forgetStale(path);
+  forgetMissing(path);
 }
 
 export function clearWgslCache(): void {
