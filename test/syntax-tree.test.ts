@@ -9,6 +9,7 @@ import type { Node as TsNode, Parser } from 'web-tree-sitter';
 import { cover, descendantsByStatement, searchTogether, statementAt, syntaxRoot, unitAt, unitsAnswer, viewNodeCount, type SyntaxNode } from '../src/core/syntax-tree';
 import { Deps, recordInto, replay } from '../src/core/deps';
 import { parseCached } from '../src/core/parsers';
+import { bindModule } from '../src/core/ts-direct';
 import { fixtureFile } from './bench/fixtures';
 import * as path from 'node:path';
 import { fixtures, loadParsers } from './check';
@@ -31,6 +32,7 @@ function compare(ts: TsNode, view: SyntaxNode, grammar: string, parent: SyntaxNo
   assert.equal(view.hasError, ts.hasError, at);
   assert.equal(view.isNamed, ts.isNamed, at);
   assert.equal(view.isMissing, ts.isMissing, at);
+  assert.equal(view.isError, ts.isError, at);
   if (parent) assert.equal(view.parent, parent, `${at}: the parent is the node the child was read from`);
   for (const f of FIELDS[grammar]) {
     assert.equal(view.childForFieldName(f)?.id, ts.childForFieldName(f)?.id, `${at}.${f}`);
@@ -103,6 +105,44 @@ describe('syntax view', () => {
     nodes += both(p.cuda, many, 'cuda');
     nodes += both(p.python, Array.from({ length: 24 }, (_, i) => (i % 6 === 5 ? `x${i} = f(${i},` : `x${i} = g(${i})`)).join('\n'), 'python');
     assert.ok(nodes > 5000, `compared ${nodes} nodes`);
+  });
+
+  it('reads a parent from tree-sitter as its own node does, and keeps reading after its memory grows', async () => {
+    const p = await loadParsers();
+    const text = fs.readFileSync(fixtures('cuda', ['.cu'])[0], 'utf8');
+    const tree = p.cuda.parse(text)!;
+    try {
+      const root = syntaxRoot(tree, text);
+      // Found by a search, not read from a parent: each parent is a read of its own.
+      const ids = root.descendantsOfType('identifier');
+      assert.ok(ids.length > 20);
+      for (const d of ids) {
+        const own = tree.rootNode.descendantForIndex(d.startIndex, d.endIndex)!;
+        assert.equal(d.parent?.id, own.parent?.id, `${d.text} at ${d.startPosition.row + 1}`);
+        assert.equal(d.parent?.type, own.parent?.type);
+      }
+      // A parse of ~6 MB grows tree-sitter's memory: the view of the memory the reads use is taken anew.
+      const big = p.python.parse(Array.from({ length: 120_000 }, (_, i) => `x${i} = f(${i}, y[${i}])`).join('\n'))!;
+      try {
+        const bigRoot = syntaxRoot(big);
+        assert.equal(bigRoot.namedChildren.length, 120_000);
+        assert.equal(bigRoot.namedChildren[119_999].namedChildren[0].childForFieldName('right')?.text, 'f(119999, y[119999])');
+      } finally {
+        big.delete();
+      }
+      const fn = root.namedChildren.find((c) => c.type === 'function_definition')!;
+      assert.deepEqual(
+        fn.descendantsOfType('call_expression').map((c) => [c.id, c.endIndex, c.childForFieldName('function')?.type]),
+        fn.raw.descendantsOfType('call_expression').map((c) => [c!.id, c!.endIndex, c!.childForFieldName('function')?.type]),
+      );
+    } finally {
+      tree.delete();
+    }
+  });
+
+  it('refuses a tree-sitter module laid out otherwise than it reads, naming what is missing', () => {
+    assert.throws(() => bindModule({ HEAP32: new Int32Array(4), _malloc: () => 0 }), /lacks _free, _ts_init, .*_ts_node_descendants_of_type_wasm/);
+    assert.throws(() => bindModule({}), /HEAP32/);
   });
 
   it('searches made together on a statement answer as tree-sitter does, for the statement and every node in it', async () => {

@@ -12,6 +12,7 @@
  */
 import type { RowEdit } from './deps';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
+import { bindModule, bound } from './ts-direct';
 import type { Language as SourceLanguage } from './ir';
 import { noteReparse, reusable, treesInUse, type TextSpan } from './syntax-tree';
 
@@ -120,7 +121,10 @@ export function initParsers(load: WasmLoader, grammars: readonly Grammar[] = GRA
       const wasm = await load('web-tree-sitter.wasm');
       // locateFile needs no base URL: web-tree-sitter resolves its runtime's name against the
       // bundle's URL even when handed the bytes, and a web extension host has no valid base.
-      await Parser.init({ wasmBinary: wasm, locateFile: (file: string) => file } as never);
+      // Emscripten makes the options object the module: its exports and memory are read directly (ts-direct.ts).
+      const module = { wasmBinary: wasm, locateFile: (file: string) => file };
+      await Parser.init(module as never);
+      if (!bound()) bindModule(module);
       return new LazyParsers(load);
     })();
     runtime.catch(() => {

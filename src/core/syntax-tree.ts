@@ -18,6 +18,7 @@
  */
 import type { Node as TsNode, Tree, TreeCursor } from 'web-tree-sitter';
 import { answerRow, recording } from './deps';
+import * as direct from './ts-direct';
 
 export type Point = { row: number; column: number };
 
@@ -29,6 +30,10 @@ class TreeView {
   donors = new Set<Tree>();
   /** Top-level statements carried over from the previous view (file order): their nodes answer for this tree's nodes there. */
   carried: SyntaxNode[] = [];
+  /** The tree's address in tree-sitter's memory (what its module's functions take). */
+  readonly ptr: number;
+  /** The tree's grammar: its symbol and field names. */
+  readonly grammar: direct.Grammar;
   constructor(
     readonly tree: Tree,
     /** The text the tree was parsed from, when known (node text is a slice of it). */
@@ -38,17 +43,29 @@ class TreeView {
   ) {
     this.donors.add(tree);
     this.doc ??= { current: this };
+    this.ptr = (tree as unknown as { 0: number })[0];
+    this.grammar = tree.language as unknown as direct.Grammar;
   }
 
   of(n: TsNode): SyntaxNode {
-    const hit = this.nodes.get(n.id);
+    return this.ofRaw(n.id, n.startIndex, n.startPosition.row, n.startPosition.column, (n as unknown as { 0: number })[0], n);
+  }
+
+  /** The node of this view for a node of its tree given as web-tree-sitter lays it out (`ts-direct.ts`). */
+  ofRaw(id: number, start: number, row: number, column: number, other: number, ts?: TsNode): SyntaxNode {
+    const hit = this.nodes.get(id);
     // Ids are unique within a tree; the start check guards the view against a node of another tree.
-    if (hit && hit.rawStart === n.startIndex) return hit;
-    const c = this.carried.length ? this.inCarried(n) : undefined;
+    if (hit && hit.rawStart === start) return hit;
+    const s = new SyntaxNode(this, id, start, ts?.startPosition ?? { row, column }, other, ts);
+    const c = this.carried.length ? this.inCarried(s) : undefined;
     if (c) return c;
-    const s = new SyntaxNode(this, n);
-    if (!hit) this.nodes.set(n.id, s);
+    if (!hit) this.nodes.set(id, s);
     return s;
+  }
+
+  /** `ofRaw` as a list callback (`ts-direct.ts`), into `out`. */
+  into(out: SyntaxNode[]): direct.EachNode {
+    return (id, start, row, column, other) => out.push(this.ofRaw(id, start, row, column, other));
   }
 
   /** Whether this view's nodes are all of its own tree (a parse from scratch: nothing carried over). */
@@ -61,17 +78,17 @@ class TreeView {
   }
 
   /** The carried node that stands for `n` (same place, same type), when `n` lies in a carried statement. */
-  private inCarried(n: TsNode): SyntaxNode | undefined {
-    const at = lastStartingBy(this.carried, n.startIndex, (c) => c.startIndex);
+  private inCarried(n: SyntaxNode): SyntaxNode | undefined {
+    const at = lastStartingBy(this.carried, n.rawStart, (c) => c.startIndex);
     if (at < 0) return undefined;
     let cur = this.carried[at];
-    if (n.startIndex >= cur.endIndex) return undefined;
-    const end = n.endIndex;
+    if (n.rawStart >= cur.endIndex) return undefined;
+    const end = n.rawEnd();
     if (end > cur.endIndex) return undefined;
-    const type = n.type;
+    const type = n.rawType();
     for (let depth = 0; depth < 500; depth++) {
-      if (cur.startIndex === n.startIndex && cur.endIndex === end && cur.type === type) return cur;
-      const next: SyntaxNode | undefined = cur.children.find((c) => c.startIndex <= n.startIndex && end <= c.endIndex && (c.startIndex < c.endIndex || c.startIndex === n.startIndex));
+      if (cur.startIndex === n.rawStart && cur.endIndex === end && cur.type === type) return cur;
+      const next: SyntaxNode | undefined = cur.children.find((c) => c.startIndex <= n.rawStart && end <= c.endIndex && (c.startIndex < c.endIndex || c.startIndex === n.rawStart));
       if (!next) return undefined;
       cur = next;
     }
@@ -376,11 +393,31 @@ export class SyntaxNode {
   constructor(
     /** @internal The view that made the node (a carried node keeps its own: its handle is of that view's tree). */
     readonly view: TreeView,
-    private readonly ts: TsNode,
+    id: number,
+    rawStart: number,
+    rawStartPosition: Point,
+    /** @internal web-tree-sitter's fifth word of a node (its alias symbol), for `ts-direct.ts`. */
+    readonly other: number,
+    /** web-tree-sitter's own node, when the node was made from one (a query's, a cursor's). */
+    private _ts?: TsNode,
   ) {
-    this.id = ts.id;
-    this.rawStart = ts.startIndex;
-    this.rawStartPosition = ts.startPosition;
+    this.id = id;
+    this.rawStart = rawStart;
+    this.rawStartPosition = rawStartPosition;
+  }
+
+  /**
+   * web-tree-sitter's node for this one (for a cursor or a query, at the
+   * root; the reads below call its module directly). Made from the five
+   * words when the node came from a direct read: the same fields its
+   * constructor sets.
+   */
+  private get ts(): TsNode {
+    if (!this._ts) {
+      const proto = Object.getPrototypeOf(this.view.tree.rootNode) as object;
+      this._ts = Object.assign(Object.create(proto) as TsNode, { 0: this.other, id: this.id, tree: this.view.tree, startIndex: this.rawStart, startPosition: this.rawStartPosition });
+    }
+    return this._ts;
   }
 
   /** How many rows this node moved since its tree was parsed (its statement's row shift). */
@@ -419,24 +456,24 @@ export class SyntaxNode {
 
   get endIndex(): number {
     touched(this, false);
-    if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+    if (this._endIndex < 0) this._endIndex = direct.endIndex(this.view.ptr, this);
     return this._endIndex + this.offset();
   }
 
   /** @internal The end index in the places of this node's own tree (not moved by edits since), read without recording. */
   rawEnd(): number {
-    if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+    if (this._endIndex < 0) this._endIndex = direct.endIndex(this.view.ptr, this);
     return this._endIndex;
   }
 
   /** @internal The end index, read without recording. */
   spanEnd(): number {
-    if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+    if (this._endIndex < 0) this._endIndex = direct.endIndex(this.view.ptr, this);
     return this._endIndex + this.offset();
   }
 
   get endPosition(): Point {
-    const end = (this._endPosition ??= this.ts.endPosition);
+    const end = (this._endPosition ??= direct.endPosition(this.view.ptr, this));
     const rows = this.rowOffset();
     return rows === 0 ? end : { row: end.row + rows, column: end.column };
   }
@@ -453,7 +490,12 @@ export class SyntaxNode {
 
   /** @internal The parent, read without recording. */
   parentNode(): SyntaxNode | null {
-    if (this._parent === undefined) this._parent = this.view.maybe(this.ts.parent);
+    if (this._parent === undefined) {
+      const view = this.view;
+      let p: SyntaxNode | null = null;
+      direct.parent(view.ptr, this, (id, start, row, column, other) => (p = view.ofRaw(id, start, row, column, other)));
+      this._parent = p;
+    }
     return this._parent;
   }
 
@@ -488,14 +530,13 @@ export class SyntaxNode {
 
   /** @internal Type, named children and text, read without recording (the getters record, then read these). */
   rawType(): string {
-    return (this._type ??= this.ts.type);
+    return (this._type ??= this.view.grammar.types[direct.typeId(this.view.ptr, this)] || 'ERROR');
   }
 
   /** @internal */
   rawNamedChildren(): SyntaxNode[] {
     if (!this._named) {
-      this._named = [];
-      for (const c of this.ts.namedChildren) if (c) this._named.push(this.child_(c));
+      this._named = this.childList(true);
     }
     return this._named;
   }
@@ -505,7 +546,7 @@ export class SyntaxNode {
     if (this._text === undefined) {
       // The text this view's tree was parsed from, where the tree-sitter node says.
       const src = this.view.source;
-      if (this._endIndex < 0) this._endIndex = this.ts.endIndex;
+      if (this._endIndex < 0) this._endIndex = direct.endIndex(this.view.ptr, this);
       this._text = src !== undefined ? src.slice(this.rawStart, this._endIndex) : this.ts.text;
     }
     return this._text;
@@ -520,8 +561,7 @@ export class SyntaxNode {
   /** @internal */
   rawChildren(): SyntaxNode[] {
     if (!this._children) {
-      this._children = [];
-      for (const c of this.ts.children) if (c) this._children.push(this.child_(c));
+      this._children = this.childList(false);
     }
     return this._children;
   }
@@ -553,8 +593,9 @@ export class SyntaxNode {
     const fields = (this._fields ??= new Map());
     let c = fields.get(name);
     if (c === undefined) {
-      const t = this.ts.childForFieldName(name);
-      c = t ? this.child_(t) : NO_PARENT;
+      const view = this.view;
+      c = NO_PARENT;
+      direct.childForField(view.ptr, view.grammar, this, name, (id, start, row, column, other) => (c = this.adopt(view.ofRaw(id, start, row, column, other))));
       fields.set(name, c);
     }
     return c;
@@ -566,7 +607,8 @@ export class SyntaxNode {
     let cs = lists.get(name);
     if (!cs) {
       cs = [];
-      for (const t of this.ts.childrenForFieldName(name)) if (t) cs.push(this.child_(t));
+      direct.childrenForField(this.view.ptr, this.view.grammar, this, name, this.view.into(cs));
+      for (const c of cs) this.adopt(c);
       lists.set(name, cs);
     }
     return cs;
@@ -588,14 +630,14 @@ export class SyntaxNode {
     if (batch && top === this) {
       // A top-level statement: one walk for every search of the batch (a large statement is otherwise walked once per search).
       const found: SyntaxNode[] = [];
-      for (const t of this.ts.descendantsOfType(batch.all)) if (t) found.push(this.view.of(t));
+      direct.descendantsOfType(this.view.ptr, this.view.grammar, this, batch.key, batch.all, this.view.into(found));
       for (const [k, set] of batch.keys) if (!memo.has(k)) memo.set(k, found.filter((n) => set.has(n.rawType())));
       return memo.get(key)!;
     }
     if (top) out = this.within(top.search(key, types));
     else {
       out = [];
-      for (const t of this.ts.descendantsOfType(typeof types === 'string' ? types : [...types])) if (t) out.push(this.view.of(t));
+      direct.descendantsOfType(this.view.ptr, this.view.grammar, this, key, typeof types === 'string' ? [types] : types, this.view.into(out));
     }
     memo.set(key, out);
     return out;
@@ -626,7 +668,7 @@ export class SyntaxNode {
 
   private flags(): number {
     touched(this, false);
-    if (this._flags < 0) this._flags = (this.ts.hasError ? 1 : 0) | (this.ts.isNamed ? 2 : 0) | (this.ts.isMissing ? 4 : 0) | (this.ts.isError ? 8 : 0);
+    if (this._flags < 0) this._flags = direct.flags(this.view.ptr, this);
     return this._flags;
   }
 
@@ -704,8 +746,15 @@ export class SyntaxNode {
     return this.ts.toString();
   }
 
-  private child_(t: TsNode): SyntaxNode {
-    const c = this.view.of(t);
+  /** This node's children (or named children), each knowing this node as its parent. */
+  private childList(named: boolean): SyntaxNode[] {
+    const out: SyntaxNode[] = [];
+    direct.children(this.view.ptr, this, named, this.view.into(out));
+    for (const c of out) this.adopt(c);
+    return out;
+  }
+
+  private adopt(c: SyntaxNode): SyntaxNode {
     if (c._parent === undefined) c._parent = this;
     return c;
   }
@@ -726,7 +775,7 @@ export function descendantsByStatement(root: SyntaxNode, types: string | readonl
 }
 
 /** Per grammar: searches made together on a top-level statement (`searchTogether`). */
-const batches = new WeakMap<object, { all: string[]; keys: Map<string, Set<string>> }>();
+const batches = new WeakMap<object, { all: string[]; key: string; keys: Map<string, Set<string>> }>();
 
 /**
  * Makes the searches `groups` (each a `descendantsOfType` argument) of one
@@ -740,7 +789,8 @@ export function searchTogether(language: object, groups: readonly (readonly stri
   if (batches.has(language)) return;
   // web-tree-sitter puts ERROR's symbol first in the list it hands the search, which then misses other types: not with others.
   if (groups.flat().includes('ERROR')) throw new Error('searchTogether: ERROR cannot be searched with other types');
-  batches.set(language, { all: [...new Set(groups.flat())], keys: new Map(groups.map((g) => [g.join('\0'), new Set(g)])) });
+  const all = [...new Set(groups.flat())];
+  batches.set(language, { all, key: all.join('\0'), keys: new Map(groups.map((g) => [g.join('\0'), new Set(g)])) });
 }
 
 /** @internal How many nodes a tree's view holds in its map (tests). */
@@ -758,22 +808,25 @@ export function viewNodeCount(tree: Tree): number {
  */
 function searchOnce(root: SyntaxNode, types: readonly string[]): void {
   const key = types.join('\0');
-  const kids = root.children;
+  const kids = root.rawChildren();
   if (kids.length < 16 || !root.view.fresh()) return;
   let unknown = 0;
   for (const c of kids) if (!c.searched(key)) unknown++;
   if (unknown * 2 < kids.length) return;
-  const found = root.raw.descendantsOfType([...types]);
+  const view = root.view;
+  const found: SyntaxNode[] = [];
+  direct.descendantsOfType(view.ptr, view.grammar, root, key, types, view.into(found));
   const buckets: SyntaxNode[][] = kids.map(() => []);
   for (const t of found) {
-    if (!t) continue;
-    const at = lastStartingBy(kids, t.startIndex, (c) => c.startIndex);
+    const start = t.rawStart;
+    const end = t.rawEnd();
+    const at = lastStartingBy(kids, start, (c) => c.startIndex);
     // A zero-width node (a missing token) at a statement's edge: which statement holds it is not told by its place.
-    if (at < 0 || t.endIndex === t.startIndex || t.endIndex > kids[at].endIndex) {
-      if (t.startIndex === root.startIndex && t.endIndex === root.endIndex) continue;
+    if (at < 0 || end === start || end > kids[at].spanEnd()) {
+      if (start === root.rawStart && end === root.rawEnd()) continue;
       return;
     }
-    buckets[at].push(root.nodeOf(t));
+    buckets[at].push(t);
   }
   kids.forEach((c, i) => c.searched(key) || c.rememberSearch(key, buckets[i]));
 }

@@ -845,7 +845,7 @@ function ownDescendants(under: Node, scope: Node, types: readonly string[]): Nod
   for (const n of under.descendantsOfType(types)) {
     if (n.rawStart < nestedEnd) continue;
     if (!FRAME_TYPES.has(n.type)) out.push(n);
-    else if (n.id !== scope.id) nestedEnd = n.raw.endIndex;
+    else if (n.id !== scope.id) nestedEnd = n.rawEnd();
   }
   return out;
 }
