@@ -85,7 +85,7 @@ describe('Triton: in time slices, the module index is built ahead', () => {
   });
 });
 
-describe('Triton: call sites by a walk and by the query', () => {
+describe('Triton: call sites by a walk and by the search', () => {
   it('agree on every fixture (launches, plain calls, combine functions, in file order)', async () => {
     const { parseCached } = await import('../src/core/parsers');
     const { callSiteFinders } = await import('../src/core/frontends/triton/module');
@@ -95,7 +95,7 @@ describe('Triton: call sites by a walk and by the query', () => {
     for (const f of files) {
       const tree = parseCached(p.python, `callsites:${f}`, fs.readFileSync(f, 'utf8'), undefined)!;
       const show = (r: { launches: { startIndex: number }[]; plain: { startIndex: number }[]; combine: string[] }) => JSON.stringify([r.launches.map((n) => n.startIndex), r.plain.map((n) => n.startIndex), r.combine]);
-      assert.equal(show(callSiteFinders.walk(syntaxRoot(tree))), show(callSiteFinders.query(syntaxRoot(tree))), f);
+      assert.equal(show(callSiteFinders.walk(syntaxRoot(tree))), show(callSiteFinders.search(syntaxRoot(tree))), f);
     }
   });
 });

@@ -4,7 +4,6 @@
  * `kernel[grid](...)` with what the host code around them says (argument
  * values, tensor dtypes, the grid).
  */
-import { Query, type Language } from 'web-tree-sitter';
 import type { SyntaxNode as Node } from '../../syntax-tree';
 import { RecordedMap, RecordedSet } from '../../recorded';
 import type { Dtype } from '../../gpus/types';
@@ -369,55 +368,64 @@ function wrapFunction(m: ModuleInfo, name: string, r: Node): boolean {
   return true;
 }
 
-const queries = new WeakMap<Language, Map<string, Query>>();
-
-/** Files shorter than this (characters) are walked for their call sites rather than queried. */
-const WALK_BELOW = 16_000;
-
-/** The same call sites as the query, by a cursor walk in file order. */
-function walkCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
+/** The call sites among `nodes` (calls and keyword arguments, in file order). */
+function readCallSites(nodes: Iterable<Node>): CallSites {
   const launches: Node[] = [];
   const plain: Node[] = [];
   const combine: string[] = [];
+  for (const n of nodes) {
+    if (n.type === 'call') {
+      const f = n.childForFieldName('function');
+      if (f?.type === 'subscript') launches.push(n);
+      else if (f?.type === 'identifier') plain.push(f);
+      else if (f?.type === 'attribute') {
+        const red = f.childForFieldName('attribute');
+        const args = n.childForFieldName('arguments');
+        if (red?.type === 'identifier' && (red.text === 'reduce' || red.text === 'associative_scan') && args?.type === 'argument_list')
+          for (const a of args.namedChildren) if (a?.type === 'identifier') combine.push(a.text);
+      }
+    } else if (n.type === 'keyword_argument') {
+      const name = n.childForFieldName('name');
+      const value = n.childForFieldName('value');
+      if (name?.text === 'combine_fn' && value?.type === 'identifier') combine.push(value.text);
+    }
+  }
+  return { launches, plain, combine };
+}
+
+/** What a call site is found among. */
+const SITE_TYPES = ['call', 'keyword_argument'];
+
+/**
+ * Launches `kernel[grid](…)`, plain calls `helper(…)` and the functions
+ * named as combine functions, of one statement: one tree-sitter search for
+ * its calls and keyword arguments (in WebAssembly), not a JavaScript walk
+ * over its every node. It was a tree-sitter query: ~40 ms to compile once per
+ * process, and each statement's run of it cost more than the search.
+ */
+function searchCallSites(st: Node): CallSites {
+  return readCallSites(st.descendantsOfType(SITE_TYPES));
+}
+
+/** The nodes of the search, by a cursor walk over every node (tests: the search finds the same, in the same order). */
+function walkCallSites(root: Node): CallSites {
+  const found: Node[] = [];
   const c = root.walk();
   try {
     for (;;) {
-      const t = c.nodeType;
-      if (t === 'call') {
-        const n = root.nodeOf(c.currentNode);
-        const f = n.childForFieldName('function');
-        if (f?.type === 'subscript') launches.push(n);
-        else if (f?.type === 'identifier') plain.push(f);
-        else if (f?.type === 'attribute') {
-          const red = f.childForFieldName('attribute');
-          const args = n.childForFieldName('arguments');
-          if (red?.type === 'identifier' && (red.text === 'reduce' || red.text === 'associative_scan') && args?.type === 'argument_list')
-            for (const a of args.namedChildren) if (a?.type === 'identifier') combine.push(a.text);
-        }
-      } else if (t === 'keyword_argument') {
-        const n = root.nodeOf(c.currentNode);
-        const name = n.childForFieldName('name');
-        const value = n.childForFieldName('value');
-        if (name?.text === 'combine_fn' && value?.type === 'identifier') combine.push(value.text);
-      }
+      if (SITE_TYPES.includes(c.nodeType)) found.push(root.nodeOf(c.currentNode));
       if (c.gotoFirstChild()) continue;
-      while (!c.gotoNextSibling()) if (!c.gotoParent()) return { launches, plain, combine };
+      while (!c.gotoNextSibling()) if (!c.gotoParent()) return readCallSites(found);
     }
   } finally {
     c.delete();
   }
 }
 
-/**
- * Launches `kernel[grid](…)` and plain calls `helper(…)`, found by one
- * tree-sitter query (it runs in WASM: no JavaScript walk over the tree).
- */
 type CallSites = { launches: Node[]; plain: Node[]; combine: string[] };
 
 /** The module's call sites, statement by statement; when `slice` is given and over before the last statement, how many were read. */
 function callSites(root: Node, slice?: Budget): CallSites | number {
-  // Compiling the query costs ~40 ms once per process: a short file is walked instead (a CLI run on one small file).
-  const walk = root.endIndex <= WALK_BELOW;
   const out: CallSites = { launches: [], plain: [], combine: [] };
   let fresh = 0;
   let done = 0;
@@ -429,7 +437,7 @@ function callSites(root: Node, slice?: Budget): CallSites | number {
     if (!sites) {
       // At least one statement per call: every call makes progress.
       if (fresh++ > 0 && slice?.over()) return done;
-      sites = walk ? walkCallSites(st) : queryCallSites(st);
+      sites = searchCallSites(st);
       siteMemo.set(st, sites);
     }
     done++;
@@ -443,42 +451,7 @@ function callSites(root: Node, slice?: Budget): CallSites | number {
 const siteMemo = new WeakMap<Node, { launches: Node[]; plain: Node[]; combine: string[] }>();
 
 /** Both ways of finding the call sites (tests check they agree). */
-export const callSiteFinders = { walk: (root: Node) => walkCallSites(root), query: (root: Node) => queryCallSites(root) };
-
-/** The words a statement names a combine function with: one that says neither has none (its calls' many arguments are not captured). */
-const COMBINE_WORDS = /\b(?:reduce|associative_scan|combine_fn)\b/;
-
-function queryCallSites(root: Node): { launches: Node[]; plain: Node[]; combine: string[] } {
-  const raw = root.raw;
-  const launches: Node[] = [];
-  const plain: Node[] = [];
-  const combine: string[] = [];
-  for (const c of queryOf(root, 'sites', '(call function: (subscript)) @launch (call function: (identifier) @fn)').captures(raw)) {
-    if (c.name === 'launch') launches.push(root.nodeOf(c.node));
-    else plain.push(root.nodeOf(c.node));
-  }
-  if (!COMBINE_WORDS.test(raw.text)) return { launches, plain, combine };
-  let red: string | undefined;
-  let kw: string | undefined;
-  const q = queryOf(root, 'combine', '(call function: (attribute attribute: (identifier) @red) arguments: (argument_list (identifier) @arg)) (keyword_argument name: (identifier) @kw value: (identifier) @kwv)');
-  for (const c of q.captures(raw)) {
-    if (c.name === 'red') red = c.node.text;
-    else if (c.name === 'arg' && (red === 'reduce' || red === 'associative_scan')) combine.push(c.node.text);
-    else if (c.name === 'kw') kw = c.node.text;
-    else if (c.name === 'kwv' && kw === 'combine_fn') combine.push(c.node.text);
-  }
-  return { launches, plain, combine };
-}
-
-/** A query of the call sites, compiled once per grammar. */
-function queryOf(root: Node, name: 'sites' | 'combine', source: string): Query {
-  const lang = root.tree.language;
-  let per = queries.get(lang);
-  if (!per) queries.set(lang, (per = new Map()));
-  let q = per.get(name);
-  if (!q) per.set(name, (q = new Query(lang, source)));
-  return q;
-}
+export const callSiteFinders = { walk: (root: Node) => walkCallSites(root), search: (root: Node) => searchCallSites(root) };
 
 function enclosingFunction(n: Node, root: Node): Node {
   for (let p = n.parent; p; p = p.parent) if (p.type === 'function_definition') return p;
