@@ -63,6 +63,21 @@ class TreeView {
     return s;
   }
 
+  /** The node `one` took. */
+  private last: SyntaxNode | undefined;
+
+  /** The node `one` took, let go. */
+  take(): SyntaxNode {
+    const n = this.last!;
+    this.last = undefined;
+    return n;
+  }
+
+  /** `ofRaw` as a callback for one node (`ts-direct.ts`), into `last`. */
+  readonly one: direct.EachNode = (id, start, row, column, other) => {
+    this.last = this.ofRaw(id, start, row, column, other);
+  };
+
   /** `ofRaw` as a list callback (`ts-direct.ts`), into `out`. */
   into(out: SyntaxNode[]): direct.EachNode {
     return (id, start, row, column, other) => out.push(this.ofRaw(id, start, row, column, other));
@@ -375,7 +390,8 @@ export class SyntaxNode {
   _children: SyntaxNode[] | undefined;
   /** @internal */
   _named: SyntaxNode[] | undefined;
-  private _fields: Map<string, SyntaxNode | null> | undefined;
+  /** Fields read: name, child (or null), name, child… (a node is asked few; a Map each cost more than the scan). */
+  private _fields: (string | SyntaxNode | null)[] | undefined;
   private _fieldLists: Map<string, SyntaxNode[]> | undefined;
   private _descendants: Map<string, SyntaxNode[]> | undefined;
   private _flags = -1;
@@ -492,9 +508,7 @@ export class SyntaxNode {
   parentNode(): SyntaxNode | null {
     if (this._parent === undefined) {
       const view = this.view;
-      let p: SyntaxNode | null = null;
-      direct.parent(view.ptr, this, (id, start, row, column, other) => (p = view.ofRaw(id, start, row, column, other)));
-      this._parent = p;
+      this._parent = direct.parent(view.ptr, this, view.one) ? view.take() : null;
     }
     return this._parent;
   }
@@ -590,14 +604,12 @@ export class SyntaxNode {
   childForFieldName(name: string): SyntaxNode | null {
     // One child, read on its own when it is read (a namespace's body holds its statements; its name does not).
     touched(this, true, false, false);
-    const fields = (this._fields ??= new Map());
-    let c = fields.get(name);
-    if (c === undefined) {
-      const view = this.view;
-      c = NO_PARENT;
-      direct.childForField(view.ptr, view.grammar, this, name, (id, start, row, column, other) => (c = this.adopt(view.ofRaw(id, start, row, column, other))));
-      fields.set(name, c);
-    }
+    const fields = (this._fields ??= []);
+    for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1] as SyntaxNode | null;
+    const view = this.view;
+    let c: SyntaxNode | null = NO_PARENT;
+    if (direct.childForField(view.ptr, view.grammar, this, name, view.one)) c = this.adopt(view.take());
+    fields.push(name, c);
     return c;
   }
 
@@ -718,7 +730,7 @@ export class SyntaxNode {
     const out: SyntaxNode[] = [];
     if (this._children) out.push(...this._children);
     else if (this._named) out.push(...this._named);
-    for (const c of this._fields?.values() ?? []) if (c) out.push(c);
+    for (let i = 1; i < (this._fields?.length ?? 0); i += 2) if (this._fields![i]) out.push(this._fields![i] as SyntaxNode);
     for (const l of this._fieldLists?.values() ?? []) out.push(...l);
     for (const l of this._descendants?.values() ?? []) out.push(...l);
     return out;
