@@ -19,8 +19,6 @@ export function detached(s: string): string {
   return s.length < VIEW_FROM ? s : (' ' + s).slice(1);
 }
 
-/** Objects whose strings were made copies already (values kept are never changed afterwards). */
-const done = new WeakSet<object>();
 
 /**
  * Makes every string held by `value` (plain objects, arrays, maps and sets,
@@ -31,6 +29,9 @@ const done = new WeakSet<object>();
  */
 export function detachStrings<T>(value: T): T {
   const stack: unknown[] = [value];
+  // The objects seen in this call (a value may hold an object twice). Not kept across calls: a WeakSet of every
+  // object ever kept made each look-up slower and every full collection walk it.
+  const done = new Set<object>();
   while (stack.length) {
     const x = stack.pop();
     // A frozen object (the GPU table) holds no text of a file.
