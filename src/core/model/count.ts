@@ -69,10 +69,16 @@ interface Walk {
   free: Set<string>;
   /** Sentences about the choices made (which arm counted, and why). */
   chosen: Assumption[];
+  /**
+   * Only the numbers (the `Acc` returned) and the free sizes: no formula,
+   * region or sentence. What a choice compares its arms by; the arm it keeps
+   * is walked again in full.
+   */
+  countOnly: boolean;
 }
 
-function newWalk(env: Env, gpu: GpuSpec, free: Set<string>): Walk {
-  return { env, gpu, symFlops: [], symLoad: [], symStore: [], regions: [], flopsByKey: new Map(), bytesByKey: new Map(), flopsByType: new Map(), free, chosen: [] };
+function newWalk(env: Env, gpu: GpuSpec, free: Set<string>, countOnly = false): Walk {
+  return { env, gpu, symFlops: [], symLoad: [], symStore: [], regions: [], flopsByKey: new Map(), bytesByKey: new Map(), flopsByType: new Map(), free, chosen: [], countOnly };
 }
 
 /** Adds a walk of an arm into its parent. */
@@ -105,12 +111,12 @@ function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
   const trips = r.kind === 'loop' || r.kind === 'branch' ? r.trips : ONE;
   const tripsVal = evaluate(trips, w.env);
   if (tripsVal === undefined) freeSymbols(trips, w.free);
-  const m = mul(mult, trips);
+  const m = w.countOnly ? mult : mul(mult, trips);
   const mv = multVal === null || tripsVal === undefined ? null : finite(multVal * Math.max(0, tripsVal));
   const acc = accZero();
   for (const e of r.events) addEvent(e, m, mv, w, acc);
   for (const c of r.children) addAcc(acc, walkRegion(c, m, mv, w));
-  if (r.kind === 'loop' || r.kind === 'branch') {
+  if (!w.countOnly && (r.kind === 'loop' || r.kind === 'branch')) {
     w.regions.push({
       line: r.line,
       kind: r.kind,
@@ -125,17 +131,22 @@ function walkRegion(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
   return acc;
 }
 
-/** A choice counts its costlier arm (COUNTING.md): every arm is walked apart, one is kept. */
+/**
+ * A choice counts its costlier arm (COUNTING.md): every arm is counted apart
+ * (numbers only), and the one kept is walked again in full (its formulas,
+ * regions and sentences). Walking every arm in full built the formulas of
+ * arms thrown away, at every level of choices within choices.
+ */
 function walkChoice(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc {
   const arms = r.children.map((c) => {
-    const sub = newWalk(w.env, w.gpu, new Set());
+    const sub = newWalk(w.env, w.gpu, new Set(), true);
     const acc = walkRegion({ ...c, kind: 'kernel' }, mult, multVal, sub);
     // Arms whose counts are symbolic are compared with every free size at a probe value.
     let probe: Acc | undefined;
     if ([acc.flops, acc.load, acc.store].some((x) => x === null)) {
       const env = new Map(w.env);
       for (const s of sub.free) if (!env.has(s)) env.set(s, PROBE_ENV_VALUE);
-      probe = walkRegion({ ...c, kind: 'kernel' }, mult, multVal === null ? 1 : multVal, newWalk(env, w.gpu, new Set()));
+      probe = walkRegion({ ...c, kind: 'kernel' }, mult, multVal === null ? 1 : multVal, newWalk(env, w.gpu, new Set(), true));
     }
     return { region: c, acc, sub, cost: armCost(probe ?? acc, w.gpu), probed: probe !== undefined };
   });
@@ -143,7 +154,10 @@ function walkChoice(r: Region, mult: Expr, multVal: number | null, w: Walk): Acc
   let best = arms[0];
   for (const a of arms.slice(1)) if (a.cost > best.cost) best = a;
   for (const s of best.sub.free) w.free.add(s);
-  mergeWalk(w, best.sub);
+  if (w.countOnly) return best.acc;
+  const kept = newWalk(w.env, w.gpu, new Set());
+  walkRegion({ ...best.region, kind: 'kernel' }, mult, multVal, kept);
+  mergeWalk(w, kept);
   const others = arms.filter((a) => a !== best).map((a) => a.region.label);
   w.chosen.push(assumption('armChosen', r.label, r.line, best.region.label, others.join(', '), r.why ?? 'data', arms.some((a) => a.probed)));
   w.regions.push({
@@ -164,6 +178,10 @@ function addEvent(e: Event, m: Expr, mv: number | null, w: Walk, acc: Acc): void
   const v0 = evaluate(amount, w.env);
   if (v0 === undefined) freeSymbols(amount, w.free);
   const v = v0 === undefined || mv === null ? null : finite(Math.max(0, v0) * mv);
+  if (w.countOnly) {
+    countOnly(e, v, acc);
+    return;
+  }
   const total = mul(m, amount);
   if (e.kind === 'flop') {
     acc.flops = addN(acc.flops, v);
@@ -193,6 +211,22 @@ function addEvent(e: Event, m: Expr, mv: number | null, w: Walk, acc: Acc): void
     } else {
       acc.uniform = addN(acc.uniform, bytes);
     }
+  }
+}
+
+/** `addEvent`'s numbers, of a walk that keeps only those. */
+function countOnly(e: Event, v: number | null, acc: Acc): void {
+  if (e.kind === 'flop') {
+    acc.flops = addN(acc.flops, v);
+    if (e.special) acc.special = addN(acc.special, v);
+  } else if (e.kind === 'int') acc.int = addN(acc.int, v);
+  else {
+    const bytes = v === null ? null : finite(v * e.elemBytes);
+    if (e.space === 'global') {
+      if (e.kind === 'load') acc.load = addN(acc.load, bytes);
+      else acc.store = addN(acc.store, bytes);
+    } else if (e.space === 'shared') acc.shared = addN(acc.shared, bytes);
+    else acc.uniform = addN(acc.uniform, bytes);
   }
 }
 
