@@ -22,6 +22,7 @@ import * as vm from 'node:vm';
 import type { Parser } from 'web-tree-sitter';
 import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
 import { kernelStats } from '../src/core/engine/driver';
+import { answerStats } from '../src/core/deps';
 import { fixtures, loadParsers } from './check';
 import { tritonLaunchBindStats, tritonOwnLaunchStats, tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
@@ -674,6 +675,47 @@ describe('incremental analysis equals a cold one after every edit', function () 
     const block = afterEdit(parsers, 'host_typing.py', src, texts[1]);
     assert.equal(block.report.kernels[0].bindings.BLOCK, 256);
     assert.ok(block.analysed >= 1, 'an assignment to the block size: analysed again');
+  });
+
+  it('cuda: a kernel launched by several pipelines has its reads answered once per text, and typing elsewhere analyses nothing again', () => {
+    const src = [
+      '#include <cuda_runtime.h>',
+      '#define THREADS 256',
+      '',
+      'template <int UNROLL>',
+      '__global__ void axpy(float a, const float* x, float* y, int n) {',
+      '  int i = (blockIdx.x * blockDim.x + threadIdx.x) * UNROLL;',
+      '  for (int u = 0; u < UNROLL; ++u)',
+      '    if (i + u < n) y[i + u] = a * x[i + u] + y[i + u];',
+      '}',
+      '',
+      ...[1, 2, 4, 8].flatMap((u) => [
+        `void run_${u}(const float* x, float* y) {`,
+        `  int n = ${u * 4096};`,
+        `  axpy<${u}><<<(n / ${u} + THREADS - 1) / THREADS, THREADS>>>(2.0f, x, y, n);`,
+        `  axpy<${u}><<<(n / ${u} + THREADS - 1) / THREADS, THREADS>>>(0.5f, y, y, n);`,
+        '}',
+        '',
+      ]),
+      'int unrelated(int v) {',
+      '  int w = v * 3;',
+      '  return w;',
+      '}',
+      '',
+    ].join('\n');
+    const texts = editsWarmEqualsCold(parsers, 'pipelines.cu', src, [
+      ['a statement nothing reads', '  int w = v * 3;', '  int w = v * 3 + 1;'],
+      ['a launch size', '  int n = 8192;', '  int n = 8000;'],
+    ]);
+    const asked = answerStats.asked;
+    const answeredBefore = answerStats.answered;
+    const typed = afterEdit(parsers, 'pipelines.cu', src, texts[0]);
+    assert.equal(typed.report.kernels.length, 1);
+    assert.ok(typed.report.pipelines!.length >= 4, `${typed.report.pipelines?.length} pipelines`);
+    assert.equal(typed.analysed, 0, 'no kernel or launch analysed again');
+    const timesAsked = answerStats.asked - asked;
+    const timesAnswered = answerStats.answered - answeredBefore;
+    assert.ok(timesAnswered * 2 <= timesAsked, `reads answered ${timesAnswered} times of ${timesAsked} asked`);
   });
 
   it('cuda: typing in one case of a host switch does not analyse the launches of the other cases again', () => {

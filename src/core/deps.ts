@@ -265,16 +265,62 @@ export function answerReads(
   edit?: RowEdit,
   lines: RowEdit | undefined = edit,
 ): Answers {
+  const expect = expected;
+  answerStats.asked++;
+  let onScan = answered.get(known);
+  if (!onScan) answered.set(known, (onScan = new WeakMap()));
+  let kept = onScan.get(d);
+  if (kept && !(kept.reads === readCount(d) && sameEdit(kept.edit, edit) && sameEdit(kept.lines, lines))) kept = undefined;
+  if (kept?.answers) return expect === undefined || agrees(kept.answers, expect) ? kept.answers : [unanswered()];
+  if (expect && kept?.differ?.has(expect)) return [unanswered()];
+  answerStats.answered++;
   const saved = [before, beforeLines, expected] as const;
   before = edit;
   beforeLines = lines;
-  const expect = expected;
   expected = undefined;
+  let answers: string[] | undefined;
   try {
-    return recordInto(undefined, () => answerAll(d, source, statement, known, answer, edit, expect));
+    answers = recordInto(undefined, () => answerAll(d, source, statement, known, answer, edit, expect));
   } finally {
     [before, beforeLines, expected] = saved;
   }
+  kept ??= { reads: readCount(d), edit, lines };
+  // All answered (an unanswerable read is answered afresh at each asking: not kept), or differing from `expect`.
+  if (answers && !answers.some((a) => a.startsWith('?'))) kept.answers = answers;
+  else if (!answers && expect) (kept.differ ??= new WeakSet()).add(expect);
+  else return answers ?? [unanswered()];
+  onScan.set(d, kept);
+  return answers ?? [unanswered()];
+}
+
+/**
+ * What the reads of a recorder were last found to answer on a text, by the
+ * answers of its scan (`answersOf`: one scan per version of a file's text)
+ * and then by recorder: all of them, or which kept answers they differ
+ * from, with the edit they were answered across. Asked again there, they
+ * answer the same. A file's kernels are checked against every value kept
+ * for them, by each launch of each pipeline: typing in a CUDA file with
+ * eleven pipeline launches answered the same reads ~400 times a keystroke,
+ * of them ~60 distinct. Held through the scan's answers, not the text: a
+ * version's entries go with its scan.
+ */
+const answered = new WeakMap<Map<string, string>, WeakMap<Deps, { reads: number; edit: RowEdit | undefined; lines: RowEdit | undefined; answers?: Answers; differ?: WeakSet<Answers> }>>();
+
+/** Whether `answers` are those `expect` begins with (a caller's kept answers may have more after them: driver.ts). */
+function agrees(answers: Answers, expect: Answers): boolean {
+  for (let i = 0; i < answers.length; i++) if (answers[i] !== expect[i]) return false;
+  return true;
+}
+
+/** How often reads were asked for their answers, and how often they were answered (not found kept: `answered`); tests. */
+export const answerStats = { asked: 0, answered: 0 };
+
+function readCount(d: Deps): number {
+  return d.whole ? -1 : d.rows.size + d.queries.size;
+}
+
+function sameEdit(a: RowEdit | undefined, b: RowEdit | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.startRow === b.startRow && a.oldEndRow === b.oldEndRow && a.newEndRow === b.newEndRow);
 }
 
 /** The answers the ones being computed are compared to (`comparedTo`), if any. */
@@ -326,7 +372,7 @@ function answerAll(
   answer: (map: string, key: string) => string,
   edit: RowEdit | undefined,
   expect: Answers | undefined,
-): Answers {
+): string[] | undefined {
   if (d.whole) return [`whole:${hash53(source)}`];
   const { rows, queries } = sortedReads(d);
   const out: string[] = new Array(rows.length + queries.length);
@@ -336,9 +382,9 @@ function answerAll(
     const now = edit ? rowAfter(edit, row) : row;
     const st = now === undefined ? undefined : statement(now);
     // A kernel moved by an edit has "line N" in its notes moved too (engine/shift.ts): not one that read such words.
-    if (edit && st && saysLine(st)) return [unanswered()];
+    if (edit && st && saysLine(st)) return undefined;
     out[i] = st ? statementHash(st) : '\u2205';
-    if (expect && out[i] !== expect[i]) return [unanswered()];
+    if (expect && out[i] !== expect[i]) return undefined;
     i++;
   }
   for (const q of queries) {
@@ -346,12 +392,12 @@ function answerAll(
     if (a === undefined) {
       const colon = q.indexOf(':');
       const raw = answer(q.slice(0, colon), q.slice(colon + 1));
-      if (edit && saysLineWords(raw)) return [unanswered()];
+      if (edit && saysLineWords(raw)) return undefined;
       // A short answer is kept as it is (hashing costs more than comparing it); a long one by its hash.
       a = raw.startsWith('?') ? raw : raw.length <= 48 ? `\u0002${raw}` : hash53(raw);
       if (!raw.startsWith('?')) known.set(q, a);
     }
-    if (expect && a !== expect[i]) return [unanswered()];
+    if (expect && a !== expect[i]) return undefined;
     out[i++] = a;
   }
   return out;
