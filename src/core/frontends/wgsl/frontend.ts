@@ -352,11 +352,19 @@ export const wgslParseStats = { parses: 0 };
 
 function parse(code: string, path: string, lineOf: (offset: number) => number, diags: Diagnostic[]): WeslAST | undefined {
   wgslParseStats.parses++;
+  // wesl recovers from a syntax error by throwing an Error and catching it at the next declaration: a file
+  // with syntax it does not read (vello's `#import`, `#ifdef`) throws dozens a parse, and each captured its
+  // stack (~10 % of such a parse; V8 only). Only the message of an error that escapes is shown.
+  const errors = Error as unknown as { stackTraceLimit?: number };
+  const limit = errors.stackTraceLimit;
+  if (typeof limit === 'number') errors.stackTraceLimit = 0;
   try {
     return parseSrcModule({ modulePath: 'package::main', debugFilePath: path, src: code });
   } catch (e) {
     diags.push({ ...say('parseError', lineOf(0), String((e as Error)?.message ?? e)), severity: 'error' });
     return undefined;
+  } finally {
+    if (typeof limit === 'number') errors.stackTraceLimit = limit;
   }
 }
 
