@@ -536,7 +536,7 @@ export class SyntaxNode {
       // The parent's unit, unless that is a wrapper this node stands in as a statement of its own.
       const p = this.parentNode()!;
       unit = p.readUnit();
-      if (unit && isWrapper(unit) && (p === unit || bodiesOf(unit).includes(p)) && !bodiesOf(unit).includes(this) && this.raw.isNamed && this.rawStartPosition.row > unit.rawStartPosition.row) unit = this;
+      if (unit && isWrapper(unit) && (p === unit || bodiesOf(unit).includes(p)) && !bodiesOf(unit).includes(this) && (this.rawFlags() & 2) !== 0 && this.rawStartPosition.row > unit.rawStartPosition.row) unit = this;
     }
     this._unit = unit;
     return unit;
@@ -680,6 +680,11 @@ export class SyntaxNode {
 
   private flags(): number {
     touched(this, false);
+    return this.rawFlags();
+  }
+
+  /** has-error 1, named 2, missing 4, error 8; read without recording. */
+  private rawFlags(): number {
     if (this._flags < 0) this._flags = direct.flags(this.view.ptr, this);
     return this._flags;
   }
