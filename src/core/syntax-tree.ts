@@ -982,12 +982,27 @@ function lineCount(text: string): number {
   return n;
 }
 
+/** A top-level statement of a new tree as carryOver compares it: its five words, and its end, flags and type once read. */
+interface Kid extends direct.RawNode {
+  end: number;
+  flags: number;
+  type?: string;
+}
+
 function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined): void {
   // The earlier tree was edited (its root may be a new copy): its root is the one its view made.
   const oldRoot = before.root;
   const oldTop = oldRoot?._children ?? oldRoot?._named;
   if (!oldRoot || !oldTop || before.source === undefined || view.source === undefined) return;
   const rawRoot = view.tree.rootNode;
+  // The new tree's top-level statements, read directly (ts-direct.ts): their flags, ends and types only as compared.
+  const kids: Kid[] = [];
+  direct.children(view.ptr, { id: rawRoot.id, rawStart: rawRoot.startIndex, rawStartPosition: rawRoot.startPosition, other: (rawRoot as unknown as { 0: number })[0] }, false, (id, rawStart, row, column, other) =>
+    kids.push({ id, rawStart, rawStartPosition: { row, column }, other, end: -1, flags: -1 }),
+  );
+  const endOf = (c: Kid): number => (c.end >= 0 ? c.end : (c.end = direct.endIndex(view.ptr, c)));
+  const flagsOf = (c: Kid): number => (c.flags >= 0 ? c.flags : (c.flags = direct.flags(view.ptr, c)));
+  const typeOf = (c: Kid): string => (c.type ??= view.grammar.types[direct.typeId(view.ptr, c)] || 'ERROR');
   const byStart = new Map<number, SyntaxNode>();
   for (const o of oldTop) byStart.set(o.startIndex, o);
   // Statements after the edit moved by the change in length, and by the change in line count.
@@ -995,33 +1010,31 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   const movedRows = moved === 0 ? 0 : lineCount(view.source) - lineCount(before.source);
   const source = view.source;
   // First which statements are the same; nothing of the view changes unless some are carried.
-  const kids = rawRoot.children;
   const found: (SyntaxNode | undefined)[] = new Array(kids.length);
   const bys: number[] = new Array(kids.length);
   let carriedCount = 0;
   const donors = new Set<Tree>([view.tree]);
-  const same = (c: TsNode, o: SyntaxNode | undefined, d: number, rows: number): boolean => {
+  const same = (c: Kid, o: SyntaxNode | undefined, d: number, rows: number): boolean => {
     // A statement with a syntax error is never carried (error recovery may read the same text otherwise elsewhere).
-    if (o === undefined || o.hasError || c.hasError) return false;
+    if (o === undefined || o.hasError || (flagsOf(c) & 1) !== 0) return false;
     const at = o.startPosition;
-    if (at.row + rows !== c.startPosition.row || at.column !== c.startPosition.column) return false;
+    if (at.row + rows !== c.rawStartPosition.row || at.column !== c.rawStartPosition.column) return false;
     return (
-      o.endIndex + d === c.endIndex &&
-      o.type === c.type &&
+      o.endIndex + d === endOf(c) &&
+      o.type === typeOf(c) &&
       // Wholly before or after the changed span its text is the same; else it is compared.
-      ((span !== undefined && ((d === 0 && c.endIndex <= span.start) || (d === moved && c.startIndex >= span.endB))) || source.startsWith(o.text, c.startIndex))
+      ((span !== undefined && ((d === 0 && endOf(c) <= span.start) || (d === moved && c.rawStart >= span.endB))) || source.startsWith(o.text, c.rawStart))
     );
   };
   for (let i = 0; i < kids.length; i++) {
     const c = kids[i];
-    if (!c) continue;
     // The same statement: same row and column, kind and text, at the same index or moved by the edit's
     // change in length (tree-sitter may have built it anew). Top-level code parses the same wherever its
     // text stands, so everything its nodes remember holds; their indices move with it (`shift`).
-    let o = byStart.get(c.startIndex);
+    let o = byStart.get(c.rawStart);
     let d = 0;
     if (!same(c, o, 0, 0)) {
-      o = moved === 0 ? undefined : byStart.get(c.startIndex - moved);
+      o = moved === 0 ? undefined : byStart.get(c.rawStart - moved);
       d = moved;
       if (!same(c, o, moved, movedRows)) continue;
     }
@@ -1036,7 +1049,6 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   const carried: SyntaxNode[] = [];
   for (let i = 0; i < kids.length; i++) {
     const c = kids[i];
-    if (!c) continue;
     const o = found[i];
     if (o) {
       const by = bys[i];
@@ -1048,7 +1060,7 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
       if (o.shift === 0) view.nodes.set(c.id, o);
       top.push(o);
       carried.push(o);
-    } else top.push(view.of(c));
+    } else top.push(view.ofRaw(c.id, c.rawStart, c.rawStartPosition.row, c.rawStartPosition.column, c.other));
   }
   view.donors = donors;
   for (const c of top) c._parent = root;
