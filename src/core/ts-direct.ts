@@ -192,9 +192,18 @@ export function parent(tree: number, n: RawNode, each: EachNode): boolean {
 /** Field ids by name, per grammar. */
 const fieldIds = new WeakMap<Grammar, Map<string, number>>();
 
+/** The last grammar asked, and its ids (a file's reads are of one grammar: no WeakMap look-up each). */
+let lastGrammar: Grammar | undefined;
+let lastIds = new Map<string, number>();
+
 function fieldId(g: Grammar, name: string): number {
-  let ids = fieldIds.get(g);
-  if (!ids) fieldIds.set(g, (ids = new Map()));
+  let ids = lastIds;
+  if (g !== lastGrammar) {
+    ids = fieldIds.get(g) ?? new Map();
+    fieldIds.set(g, ids);
+    lastGrammar = g;
+    lastIds = ids;
+  }
   let id = ids.get(name);
   if (id === undefined) ids.set(name, (id = g.fields.indexOf(name)));
   return id;
