@@ -395,7 +395,8 @@ export class SyntaxNode {
   private _fieldLists: Map<string, SyntaxNode[]> | undefined;
   private _descendants: Map<string, SyntaxNode[]> | undefined;
   private _flags = -1;
-  private _top: SyntaxNode | null | undefined;
+  /** @internal The top-level statement it is in, once known (a search of a statement tells its finds theirs). */
+  _top: SyntaxNode | null | undefined;
   private _unit: SyntaxNode | null | undefined;
   /** @internal Whether it is a wrapper (`isWrapper`), once asked. */
   _wrapper: boolean | undefined;
@@ -532,7 +533,8 @@ export class SyntaxNode {
     if (this._unit !== undefined) return this._unit;
     const top = this.topNode();
     let unit = top;
-    if (top && top !== this) {
+    // In a statement that is no wrapper every node's unit is the statement (no parent is a unit of its own).
+    if (top && top !== this && isWrapper(top)) {
       // The parent's unit, unless that is a wrapper this node stands in as a statement of its own.
       const p = this.parentNode()!;
       unit = p.readUnit();
@@ -643,6 +645,7 @@ export class SyntaxNode {
       // A top-level statement: one walk for every search of the batch (a large statement is otherwise walked once per search).
       const found: SyntaxNode[] = [];
       direct.descendantsOfType(this.view.ptr, this.view.grammar, this, batch.key, batch.all, this.view.into(found));
+      inStatement(found, this);
       for (const [k, set] of batch.keys) if (!memo.has(k)) memo.set(k, found.filter((n) => set.has(n.rawType())));
       return memo.get(key)!;
     }
@@ -650,6 +653,8 @@ export class SyntaxNode {
     else {
       out = [];
       direct.descendantsOfType(this.view.ptr, this.view.grammar, this, key, typeof types === 'string' ? [types] : types, this.view.into(out));
+      const st = this.topNode();
+      if (st) inStatement(out, st);
     }
     memo.set(key, out);
     return out;
@@ -778,6 +783,16 @@ export class SyntaxNode {
 }
 
 /**
+ * Tells nodes found by a search of top-level statement `st` (or of a node in
+ * it) that it is theirs: asked by every read recorded, it was otherwise
+ * found by reading each one's parents up to the root, and tree-sitter finds
+ * a parent by walking down from the root.
+ */
+function inStatement(found: readonly SyntaxNode[], st: SyntaxNode): void {
+  for (const n of found) if (n._top === undefined) n._top = st;
+}
+
+/**
  * `root.descendantsOfType(types)`, gathered per top-level statement: each
  * statement keeps its own list, so after an edit only the statements it
  * touched are searched again (the others are carried over with their lists).
@@ -845,6 +860,7 @@ function searchOnce(root: SyntaxNode, types: readonly string[]): void {
     }
     buckets[at].push(t);
   }
+  buckets.forEach((b, i) => inStatement(b, kids[i]));
   kids.forEach((c, i) => c.searched(key) || c.rememberSearch(key, buckets[i]));
 }
 
