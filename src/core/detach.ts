@@ -19,7 +19,6 @@ export function detached(s: string): string {
   return s.length < VIEW_FROM ? s : (' ' + s).slice(1);
 }
 
-
 /**
  * Makes every string held by `value` (plain objects, arrays, maps and sets,
  * nested) a copy of its own, in place, and returns it. For a value about to

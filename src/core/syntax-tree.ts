@@ -88,10 +88,6 @@ class TreeView {
     return this.carried.length === 0 && this.donors.size === 1;
   }
 
-  maybe(n: TsNode | null | undefined): SyntaxNode | null {
-    return n ? this.of(n) : null;
-  }
-
   /** The carried node that stands for `n` (same place, same type), when `n` lies in a carried statement. */
   private inCarried(n: SyntaxNode): SyntaxNode | undefined {
     const at = lastStartingBy(this.carried, n.rawStart, (c) => c.startIndex);
@@ -473,8 +469,7 @@ export class SyntaxNode {
 
   get endIndex(): number {
     touched(this, false);
-    if (this._endIndex < 0) this._endIndex = direct.endIndex(this.view.ptr, this);
-    return this._endIndex + this.offset();
+    return this.rawEnd() + this.offset();
   }
 
   /** @internal The end index in the places of this node's own tree (not moved by edits since), read without recording. */
@@ -485,8 +480,7 @@ export class SyntaxNode {
 
   /** @internal The end index, read without recording. */
   spanEnd(): number {
-    if (this._endIndex < 0) this._endIndex = direct.endIndex(this.view.ptr, this);
-    return this._endIndex + this.offset();
+    return this.rawEnd() + this.offset();
   }
 
   get endPosition(): Point {
@@ -562,8 +556,7 @@ export class SyntaxNode {
     if (this._text === undefined) {
       // The text this view's tree was parsed from, where the tree-sitter node says.
       const src = this.view.source;
-      if (this._endIndex < 0) this._endIndex = direct.endIndex(this.view.ptr, this);
-      this._text = src !== undefined ? src.slice(this.rawStart, this._endIndex) : this.ts.text;
+      this._text = src !== undefined ? src.slice(this.rawStart, this.rawEnd()) : this.ts.text;
     }
     return this._text;
   }
@@ -620,9 +613,7 @@ export class SyntaxNode {
     const lists = (this._fieldLists ??= new Map());
     let cs = lists.get(name);
     if (!cs) {
-      cs = [];
-      direct.childrenForField(this.view.ptr, this.view.grammar, this, name, this.view.into(cs));
-      for (const c of cs) this.adopt(c);
+      cs = this.adoptAll((each) => direct.childrenForField(this.view.ptr, this.view.grammar, this, name, each));
       lists.set(name, cs);
     }
     return cs;
@@ -770,8 +761,13 @@ export class SyntaxNode {
 
   /** This node's children (or named children), each knowing this node as its parent. */
   private childList(named: boolean): SyntaxNode[] {
+    return this.adoptAll((each) => direct.children(this.view.ptr, this, named, each));
+  }
+
+  /** The nodes `read` gives (children of this node), each knowing this node as its parent. */
+  private adoptAll(read: (each: direct.EachNode) => void): SyntaxNode[] {
     const out: SyntaxNode[] = [];
-    direct.children(this.view.ptr, this, named, this.view.into(out));
+    read(this.view.into(out));
     for (const c of out) this.adopt(c);
     return out;
   }

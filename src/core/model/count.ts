@@ -178,56 +178,44 @@ function addEvent(e: Event, m: Expr, mv: number | null, w: Walk, acc: Acc): void
   const v0 = evaluate(amount, w.env);
   if (v0 === undefined) freeSymbols(amount, w.free);
   const v = v0 === undefined || mv === null ? null : finite(Math.max(0, v0) * mv);
-  if (w.countOnly) {
-    countOnly(e, v, acc);
-    return;
-  }
+  const bytes = addNumbers(e, v, acc);
+  // A count-only walk (a choice comparing its arms) keeps the numbers alone.
+  if (w.countOnly) return;
   const total = mul(m, amount);
   if (e.kind === 'flop') {
-    acc.flops = addN(acc.flops, v);
     w.symFlops.push(total);
-    if (e.special) acc.special = addN(acc.special, v);
     record(w.flopsByKey, e.op, e.op, e.line, v, total);
     if (v !== null && v > 0) {
       const k = `${e.dtype}|${e.tensorCore ? 1 : 0}`;
       w.flopsByType.set(k, (w.flopsByType.get(k) ?? 0) + v);
     }
-  } else if (e.kind === 'int') {
-    acc.int = addN(acc.int, v);
-  } else {
-    const bytes = v === null ? null : finite(v * e.elemBytes);
+  } else if (e.kind !== 'int') {
     const bytesExpr = mul(total, numExpr(e.elemBytes));
     if (e.space === 'global') {
-      if (e.kind === 'load') {
-        acc.load = addN(acc.load, bytes);
-        w.symLoad.push(bytesExpr);
-      } else {
-        acc.store = addN(acc.store, bytes);
-        w.symStore.push(bytesExpr);
-      }
+      (e.kind === 'load' ? w.symLoad : w.symStore).push(bytesExpr);
       record(w.bytesByKey, `${e.kind} ${e.target}`, `${e.kind} ${e.target} (${e.dtype})`, e.line, bytes, bytesExpr);
-    } else if (e.space === 'shared') {
-      acc.shared = addN(acc.shared, bytes);
-    } else {
-      acc.uniform = addN(acc.uniform, bytes);
     }
   }
 }
 
-/** `addEvent`'s numbers, of a walk that keeps only those. */
-function countOnly(e: Event, v: number | null, acc: Acc): void {
+/** An event's numbers (`v` its amount, times the trips around it) added to `acc`; a memory event's bytes. */
+function addNumbers(e: Event, v: number | null, acc: Acc): number | null {
   if (e.kind === 'flop') {
     acc.flops = addN(acc.flops, v);
     if (e.special) acc.special = addN(acc.special, v);
-  } else if (e.kind === 'int') acc.int = addN(acc.int, v);
-  else {
-    const bytes = v === null ? null : finite(v * e.elemBytes);
-    if (e.space === 'global') {
-      if (e.kind === 'load') acc.load = addN(acc.load, bytes);
-      else acc.store = addN(acc.store, bytes);
-    } else if (e.space === 'shared') acc.shared = addN(acc.shared, bytes);
-    else acc.uniform = addN(acc.uniform, bytes);
+    return null;
   }
+  if (e.kind === 'int') {
+    acc.int = addN(acc.int, v);
+    return null;
+  }
+  const bytes = v === null ? null : finite(v * e.elemBytes);
+  if (e.space === 'global') {
+    if (e.kind === 'load') acc.load = addN(acc.load, bytes);
+    else acc.store = addN(acc.store, bytes);
+  } else if (e.space === 'shared') acc.shared = addN(acc.shared, bytes);
+  else acc.uniform = addN(acc.uniform, bytes);
+  return bytes;
 }
 
 /** Formulas of more terms than this are not printed (the numbers are still exact). */

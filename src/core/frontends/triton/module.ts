@@ -448,7 +448,7 @@ function callSites(root: Node, slice?: Budget): CallSites | number {
   return out;
 }
 
-const siteMemo = new WeakMap<Node, { launches: Node[]; plain: Node[]; combine: string[] }>();
+const siteMemo = new WeakMap<Node, CallSites>();
 
 /** Both ways of finding the call sites (tests check they agree). */
 export const callSiteFinders = { walk: (root: Node) => walkCallSites(root), search: (root: Node) => searchCallSites(root) };
