@@ -21,6 +21,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import type { Parser } from 'web-tree-sitter';
 import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './bench/fixtures';
+import { cudaFile } from './bench/generate';
 import { kernelStats } from '../src/core/engine/driver';
 import { answerStats } from '../src/core/deps';
 import { fixtures, loadParsers } from './check';
@@ -207,6 +208,26 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.ok(most <= 65, `at most 64 earlier trees alive at once (saw ${most})`);
     clearCaches();
     assert.equal(retiredTreeCount(), 0, 'every tree deleted once the cache is cleared');
+  });
+
+  it('goes on parsing incrementally when edits spread over more statements than the trees kept alive', () => {
+    // 75 kernels, an edit in each in turn: every statement edited is read from the tree of its edit, and the view
+    // reads from a tree per statement. Past the limit one parse starts afresh, and its view from its own tree only
+    // (a view that carried them on read from as many, and every later keystroke was parsed from scratch).
+    const src = cudaFile(1000);
+    const file = 'incremental-spread.cu';
+    clearCaches();
+    const spans = analyzeSource(src, parsers, { gpu: H100, path: file }).kernels.map((k) => ({ start: k.line - 1, end: (k.endLine ?? k.line) - 1 }));
+    assert.ok(spans.length > 70, `${spans.length} kernels`);
+    let cur = src;
+    const before = { ...parseStats };
+    for (let n = 0; n < 200; n++) {
+      cur = editInside(cur, spans, n, 'cuda');
+      analyzeSource(cur, parsers, { gpu: H100, path: file });
+    }
+    const scratch = parseStats.scratch - before.scratch;
+    assert.equal(parseStats.incremental - before.incremental + scratch, 200, 'each edit a new text of the document');
+    assert.ok(scratch >= 2 && scratch <= 4, `a parse from scratch every 64 edits or so (saw ${scratch} of 200)`);
   });
 
   /**

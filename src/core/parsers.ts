@@ -377,17 +377,23 @@ export function parseCached(parser: Parser, key: string, source: string, budgetM
     if (!resumable) abandonHalted();
     return null;
   }
+  // A new text of a document: re-parsed from its previous tree, or from scratch (a text with syntax errors, a view
+  // that reads from too many trees).
+  if (prevTree) parseStats[base ? 'incremental' : 'scratch']++;
   base?.delete();
   // The new tree's view takes over the unchanged statements of the previous one (syntax-tree.ts): on a file with
-  // syntax errors (parsed from scratch) too, its statements without errors, each where the edit moved it.
-  if (prevTree) noteReparse(tree, prevTree, span);
+  // syntax errors (parsed from scratch) too, its statements without errors, each where the edit moved it. Not
+  // from a view that reads from too many trees (`reusable`): its statements would carry those trees on into the
+  // new view, which then read from as many, and every later keystroke was parsed from scratch (edits spread
+  // over more than MAX_DONORS statements: the CUDA generated file, in-kernel edits, from the 64th on).
+  if (prevTree && reusable(prevTree)) noteReparse(tree, prevTree, span);
   remember(cacheKey, source, tree, frame);
   if (prevTree) retire(prevTree);
   return tree;
 }
 
-/** Texts parsed from their prefix's tree (tests). */
-export const parseStats = { fromPrefix: 0 };
+/** Texts parsed from their prefix's tree; new texts of a document parsed from its previous tree and from scratch (tests). */
+export const parseStats = { fromPrefix: 0, incremental: 0, scratch: 0 };
 
 /** Fresh parses of the prefixes texts start with (CUDA's headers), a few per grammar, never edited. */
 const prefixTrees = new Map<Parser, Map<string, Tree>>();
