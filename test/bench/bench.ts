@@ -11,6 +11,10 @@
  *              after a one-character edit
  *              inside a kernel, after one outside every kernel; CPU time
  *              beside the wall time (less sensitive to a loaded machine)
+ *   session    a long editing session: 300 one-character edits of each
+ *              generated 1,000-line file, each in another kernel (edits
+ *              spread over more statements than the trees a view keeps
+ *              alive); medians per 100 edits, and the parses from scratch
  *   floor      the parsers alone: a cold parse of each 1,000-line fixtures
  *              file (with and without one cursor walk over its tree) and
  *              of the corpus files — what no analysis of them can beat
@@ -30,7 +34,7 @@
  *              in-host slices, and the synchronous analysis of before
  *   bundles    sizes
  *
- *   node dist/bench.js [--only analysis,floor,real,fresh,startup,cli,corpus,host,bundles] [--runs N] [--quick]
+ *   node dist/bench.js [--only analysis,session,floor,real,fresh,startup,cli,corpus,host,bundles] [--runs N] [--quick]
  *
  * The corpus and the tutorials are read where they are (never copied into
  * the repository); without /work/corpora those lines say so.
@@ -185,6 +189,49 @@ async function analysis(runs: number, quick: boolean): Promise<string[]> {
     out.push(...measureFile(p, lang, 'fixtures', fixtureFile(ROOT, lang, 1000), opts, runs));
     out.push(...measureFile(p, lang, 'generated', gen[lang](1000), opts, runs));
     if (!quick) out.push(...measureFile(p, lang, 'fixtures', fixtureFile(ROOT, lang, 10000), opts, Math.max(3, Math.ceil(runs / 3))));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// session: many edits spread over a file
+
+/** Edits of a long session, each in the next kernel; medians per SESSION_CHUNK of them. */
+const SESSION_EDITS = 300;
+const SESSION_CHUNK = 100;
+
+/**
+ * A long editing session on each generated file: one-character edits, each
+ * in another kernel (75–105 kernels: more statements edited than the trees
+ * one view keeps alive, parsers.ts), every version analysed after the one
+ * before. A cost that grows as a session goes on shows here, not in the
+ * analysis figures' 60 edits of a kind.
+ */
+async function session(quick: boolean): Promise<string[]> {
+  const p = await parsersFor(LANGS);
+  const gpu = findGpu('h100-sxm')!;
+  const gen: Record<Language, (n: number) => string> = { triton: tritonFile, cuda: cudaFile, wgsl: wgslFile };
+  const out: string[] = [];
+  for (const lang of LANGS) {
+    const src = gen[lang](1000);
+    const o: AnalyzeOptions = { gpu, path: `bench-session.${EXT[lang]}`, language: lang };
+    clearCaches();
+    const spans = spansOf(analyzeSource(src, p, o));
+    const before = { ...parsersModule.parseStats };
+    const ms: number[] = [];
+    let cur = src;
+    const edits = quick ? SESSION_EDITS : 2 * SESSION_EDITS;
+    for (let n = 0; n < edits; n++) {
+      cur = editInside(cur, spans, n, lang);
+      const t0 = performance.now();
+      analyzeSource(cur, p, o);
+      ms.push(performance.now() - t0);
+    }
+    const chunks: string[] = [];
+    for (let i = 0; i < ms.length; i += SESSION_CHUNK) chunks.push(f1(stats(ms.slice(i, i + SESSION_CHUNK)).median));
+    const scratch = parsersModule.parseStats.scratch - before.scratch;
+    const parsed = lang === 'wgsl' ? 'wesl parses each text' : `${scratch} of ${edits} texts parsed from scratch`;
+    out.push(line(`${lang} generated 1k lines, ${spans.length} k`, `${edits} spread edits`, `medians per ${SESSION_CHUNK}: ${chunks.join(' / ')} ms; ${parsed}`));
   }
   return out;
 }
@@ -586,10 +633,11 @@ async function main(): Promise<void> {
   };
   const quick = argv.includes('--quick');
   const runs = Number(opt('--runs') ?? (quick ? 3 : 9));
-  const only = new Set((opt('--only') ?? 'analysis,floor,real,fresh,startup,cli,corpus,host,bundles').split(','));
+  const only = new Set((opt('--only') ?? 'analysis,session,floor,real,fresh,startup,cli,corpus,host,bundles').split(','));
   const print = (lines: string[]): void => console.log(lines.join('\n'));
   print([`machine: ${process.platform} ${process.arch}, node ${process.version}, ${os.cpus().length} cores; load average at start ${load()}`]);
   if (only.has('analysis')) print(await analysis(runs, quick));
+  if (only.has('session')) print(await session(quick));
   if (only.has('floor')) print(await floor(runs));
   if (only.has('real')) print(await real(runs));
   if (only.has('fresh')) print(fresh(Math.min(runs, 5)));
