@@ -37,7 +37,7 @@ export const cudaFrontend: Frontend = (input) => {
  * The text the frontend parses for a file: its project headers in front of it
  * (`#include "utils.h"`, when the host read them, as the preprocessor puts
  * them: their macros, helpers and structs are then known), `__align__`
- * spelled as the grammar reads it.
+ * and guarded C linkage spelled as the grammar reads them (`spelled`).
  */
 function parsedText(input: Pick<FrontendContext, 'source' | 'related'>): ParsedText {
   // The same file and project files as the call before (the parse ahead, then the analysis; a pipeline's launches).
@@ -45,7 +45,7 @@ function parsedText(input: Pick<FrontendContext, 'source' | 'related'>): ParsedT
   const headers = headerPrefix(input);
   // Headers not read in front (none of them could change the report) still count as supplied for the notes.
   const used = headers?.text ? headers : undefined;
-  const out = { headers, used, text: spellAlignas(used ? used.text + input.source : input.source) };
+  const out = { headers, used, text: spelled(used ? used.text + input.source : input.source) };
   lastParsed = { source: input.source, related: input.related, out };
   return out;
 }
@@ -252,12 +252,54 @@ function dispose(scans: Map<string, FileScan>, path: string): void {
 /** The last text respelled and its result (a pipeline's launches are analysed on the same text). */
 let lastSpelled: { from: string; to: string } | undefined;
 
-function spellAlignas(source: string): string {
+/** The text as the grammar reads it: `__align__(n)` spelled `alignas(n)`, C linkage guarded for C++ unwrapped. */
+function spelled(source: string): string {
   if (lastSpelled?.from === source) return lastSpelled.to;
-  if (!source.includes('__align__') || /#\s*define\s+__align__/.test(source)) return source;
-  const to = source.replace(/\b__align__(?=\s*\()/g, 'alignas  ');
+  const to = unguardLinkage(spellAlignas(source));
   lastSpelled = { from: source, to };
   return to;
+}
+
+function spellAlignas(source: string): string {
+  if (!source.includes('__align__') || /#\s*define\s+__align__/.test(source)) return source;
+  return source.replace(/\b__align__(?=\s*\()/g, 'alignas  ');
+}
+
+/** A line `#ifdef __cplusplus` (or `#if defined(__cplusplus)`, `#if __cplusplus`) and the line after it, up to the `#endif` after that. */
+const CPLUSPLUS_GUARD = /^([ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+(?:defined[ \t]*\(?[ \t]*)?__cplusplus[ \t]*\)?)[ \t]*(?:\/\/[^\n]*)?\r?\n)([^\n]*)(?=\r?\n[ \t]*#[ \t]*endif\b)/gm;
+const OPEN_LINKAGE = /^[ \t]*extern[ \t]+"C"[ \t]*\{[ \t]*(?:\/\/[^\n]*)?\r?$/;
+const CLOSE_LINKAGE = /^[ \t]*\}[ \t]*(?:\/\/[^\n]*)?\r?$/;
+
+/**
+ * The C-API idiom `#ifdef __cplusplus` / `extern "C" {` / `#endif` … `#ifdef
+ * __cplusplus` / `}` / `#endif`, with its `extern "C" {` and `}` lines blanked
+ * (places and lines unchanged) when the text has as many of one as of the
+ * other. The grammar reads both arms of a conditional: the brace opened in one
+ * and closed in another can make the rest of the text one syntax error (a
+ * project header read in front of a file: the whole file, measured on a Liger
+ * tuner, and every keystroke in it analysed everything again). Linkage
+ * changes nothing the analysis counts.
+ */
+function unguardLinkage(source: string): string {
+  if (!source.includes('__cplusplus') || !source.includes('extern')) return source;
+  const opens: number[] = [];
+  const closes: number[] = [];
+  for (const m of source.matchAll(CPLUSPLUS_GUARD)) {
+    const line = m[2];
+    const at = m.index! + m[1].length;
+    if (OPEN_LINKAGE.test(line)) opens.push(at);
+    else if (CLOSE_LINKAGE.test(line)) closes.push(at);
+  }
+  if (opens.length === 0 || opens.length !== closes.length) return source;
+  let out = '';
+  let from = 0;
+  for (const at of [...opens, ...closes].sort((a, b) => a - b)) {
+    const end = source.indexOf('\n', at);
+    const stop = end < 0 ? source.length : source[end - 1] === '\r' ? end - 1 : end;
+    out += source.slice(from, at) + ' '.repeat(stop - at);
+    from = stop;
+  }
+  return out + source.slice(from);
 }
 
 /**
