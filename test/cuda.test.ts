@@ -512,28 +512,40 @@ describe('CUDA: headers of the project (`#include "x.h"`)', () => {
     assert.deepEqual(r2.pipelines?.map((p) => [p.name, p.launches.length]), [['go', 2]], JSON.stringify(r2.diagnostics));
   });
 
-  it('a C API header (`extern "C" {` and its `}` each under `#ifdef __cplusplus`): no syntax error, the file\'s statements stay its own', async () => {
-    const api = [
-      '#pragma once',
-      '#ifdef __cplusplus',
-      'extern "C" {',
-      '#endif',
-      'typedef enum pair_status_t {',
-      '  PAIR_OK = 0,',
-      '  PAIR_ERR = 1,',
-      '} pair_status_t;',
-      'const char* pair_status_string(pair_status_t status);',
-      'const char* pair_last_error(void);',
-      '#ifdef __cplusplus',
-      '}  // extern "C"',
-      '#endif',
-      '',
-    ].join('\n');
-    const r = await run(source, `${api}${HEADER}`);
-    assert.ok(!r.diagnostics.some((d) => d.code === 'parseError'), JSON.stringify(r.diagnostics.filter((d) => d.code === 'parseError')));
-    assert.deepEqual(r.kernels.map((k) => [k.name, k.line, k.units]), [['pair_kernel', 16, 4096]]);
+  it('conditionals nvcc resolves in a header (C linkage under `#ifdef __cplusplus`, qualifiers under `#ifdef __CUDACC__`): no syntax error, the file\'s statements stay its own', async () => {
+    const api = (open: string) =>
+      [
+        '#pragma once',
+        '#ifdef __cplusplus',
+        open,
+        '#endif',
+        'typedef enum pair_status_t {',
+        '  PAIR_OK = 0,',
+        '  PAIR_ERR = 1,',
+        '} pair_status_t;',
+        'const char* pair_status_string(pair_status_t status);',
+        '#ifdef __cplusplus',
+        '}  // extern "C"',
+        '#endif',
+        'template <class T>',
+        '#ifdef __CUDACC__',
+        '__host__',
+        '    __device__',
+        '#endif',
+        '        T',
+        '        pair_min(const T &a, const T &b)',
+        '{',
+        '    return a < b ? a : b;',
+        '}',
+        '',
+      ].join('\n');
+    for (const open of ['extern "C" {', 'extern "C"\n{']) {
+      const r = await run(source, `${api(open)}${HEADER}`);
+      assert.ok(!r.diagnostics.some((d) => d.code === 'parseError'), JSON.stringify(r.diagnostics.filter((d) => d.code === 'parseError')));
+      assert.deepEqual(r.kernels.map((k) => [k.name, k.line, k.units]), [['pair_kernel', 16, 4096]]);
+    }
     // Unpaired (an `extern "C" {` the header never closes), the lines are left as written: the parser says so.
-    const unpaired = await run(source, `${api.replace('}  // extern "C"', '')}${HEADER}`);
+    const unpaired = await run(source, `${api('extern "C" {').replace('}  // extern "C"', '')}${HEADER}`);
     assert.ok(unpaired.diagnostics.some((d) => d.code === 'parseError'), JSON.stringify(unpaired.diagnostics));
   });
 

@@ -252,10 +252,10 @@ function dispose(scans: Map<string, FileScan>, path: string): void {
 /** The last text respelled and its result (a pipeline's launches are analysed on the same text). */
 let lastSpelled: { from: string; to: string } | undefined;
 
-/** The text as the grammar reads it: `__align__(n)` spelled `alignas(n)`, C linkage guarded for C++ unwrapped. */
+/** The text as the grammar reads it: `__align__(n)` spelled `alignas(n)`, conditionals it cannot read resolved (`resolveGuards`). */
 function spelled(source: string): string {
   if (lastSpelled?.from === source) return lastSpelled.to;
-  const to = unguardLinkage(spellAlignas(source));
+  const to = resolveGuards(spellAlignas(source));
   lastSpelled = { from: source, to };
   return to;
 }
@@ -265,39 +265,68 @@ function spellAlignas(source: string): string {
   return source.replace(/\b__align__(?=\s*\()/g, 'alignas  ');
 }
 
-/** A line `#ifdef __cplusplus` (or `#if defined(__cplusplus)`, `#if __cplusplus`) and the line after it, up to the `#endif` after that. */
-const CPLUSPLUS_GUARD = /^([ \t]*#[ \t]*(?:ifdef[ \t]+__cplusplus|if[ \t]+(?:defined[ \t]*\(?[ \t]*)?__cplusplus[ \t]*\)?)[ \t]*(?:\/\/[^\n]*)?\r?\n)([^\n]*)(?=\r?\n[ \t]*#[ \t]*endif\b)/gm;
-const OPEN_LINKAGE = /^[ \t]*extern[ \t]+"C"[ \t]*\{[ \t]*(?:\/\/[^\n]*)?\r?$/;
-const CLOSE_LINKAGE = /^[ \t]*\}[ \t]*(?:\/\/[^\n]*)?\r?$/;
+/**
+ * A conditional block with no other directive inside: its `#if`/`#ifdef`
+ * line (1: the condition), its lines (2), its `#endif` line (3).
+ */
+const SIMPLE_BLOCK = /^[ \t]*#[ \t]*(if[ \t][^\n]*|ifdef[ \t][^\n]*)\n((?:(?![ \t]*#)[^\n]*\n)*?)([ \t]*#[ \t]*endif\b[^\n]*)$/gm;
+const CPLUSPLUS = /^(?:ifdef[ \t]+__cplusplus|if[ \t]+(?:defined[ \t]*\(?[ \t]*)?__cplusplus[ \t]*\)?)[ \t]*(?:\/\/.*|\/\*.*\*\/)?\r?$/;
+const CUDACC = /^(?:ifdef[ \t]+__CUDACC__|if[ \t]+defined[ \t]*\(?[ \t]*__CUDACC__[ \t]*\)?)[ \t]*(?:\/\/.*|\/\*.*\*\/)?\r?$/;
+/** Function qualifiers a `#ifdef __CUDACC__` block may hold alone (inside a declaration). */
+const QUALIFIERS = /^(?:\s|__host__|__device__|__forceinline__|inline)+$/;
+
+/** A block's code without comments and white space. */
+function bare(lines: string): string {
+  return lines.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, '');
+}
+
+/** `text` with every character but line ends made a space. */
+function blank(text: string): string {
+  return text.replace(/[^\r\n]/g, ' ');
+}
 
 /**
- * The C-API idiom `#ifdef __cplusplus` / `extern "C" {` / `#endif` … `#ifdef
- * __cplusplus` / `}` / `#endif`, with its `extern "C" {` and `}` lines blanked
- * (places and lines unchanged) when the text has as many of one as of the
- * other. The grammar reads both arms of a conditional: the brace opened in one
- * and closed in another can make the rest of the text one syntax error (a
- * project header read in front of a file: the whole file, measured on a Liger
- * tuner, and every keystroke in it analysed everything again). Linkage
- * changes nothing the analysis counts.
+ * Conditionals nvcc resolves that the grammar cannot read where they stand
+ * (it reads both arms of a conditional, and one inside a declaration not at
+ * all), spelled as nvcc reads them, places and lines unchanged:
+ *
+ * - the C API idiom `#ifdef __cplusplus` / `extern "C" {` / `#endif` …
+ *   `#ifdef __cplusplus` / `}` / `#endif`: the linkage lines blanked, when
+ *   the text has as many of one as of the other (linkage changes nothing the
+ *   analysis counts). The brace opened in one conditional and closed in
+ *   another could make the rest of the text one syntax error: in a project
+ *   header read in front of a file, the whole file (measured on a Liger
+ *   tuner and a cuda-samples host file: every keystroke then analysed
+ *   everything again);
+ * - `#ifdef __CUDACC__` around function qualifiers alone (`__host__
+ *   __device__`, inside a template's declaration): the directive lines
+ *   blanked, the qualifiers kept (nvcc defines `__CUDACC__`); the
+ *   declaration was a syntax error, one that could swallow the file after it.
  */
-function unguardLinkage(source: string): string {
-  if (!source.includes('__cplusplus') || !source.includes('extern')) return source;
-  const opens: number[] = [];
-  const closes: number[] = [];
-  for (const m of source.matchAll(CPLUSPLUS_GUARD)) {
-    const line = m[2];
-    const at = m.index! + m[1].length;
-    if (OPEN_LINKAGE.test(line)) opens.push(at);
-    else if (CLOSE_LINKAGE.test(line)) closes.push(at);
+function resolveGuards(source: string): string {
+  if (!source.includes('__cplusplus') && !source.includes('__CUDACC__')) return source;
+  const linkage: { from: number; to: number; open: boolean }[] = [];
+  const blanks: { from: number; to: number }[] = [];
+  for (const m of source.matchAll(SIMPLE_BLOCK)) {
+    const cond = m[1];
+    const body = m[2];
+    const bodyAt = m.index! + m[0].length - m[3].length - body.length;
+    if (CPLUSPLUS.test(cond)) {
+      const code = bare(body);
+      if (code === 'extern"C"{' || code === '}') linkage.push({ from: bodyAt, to: bodyAt + body.length, open: code !== '}' });
+    } else if (CUDACC.test(cond) && body.trim() && QUALIFIERS.test(body)) {
+      blanks.push({ from: m.index!, to: bodyAt - 1 }, { from: bodyAt + body.length, to: m.index! + m[0].length });
+    }
   }
-  if (opens.length === 0 || opens.length !== closes.length) return source;
+  const opens = linkage.filter((l) => l.open).length;
+  if (opens > 0 && opens === linkage.length - opens) blanks.push(...linkage);
+  if (blanks.length === 0) return source;
+  blanks.sort((a, b) => a.from - b.from);
   let out = '';
   let from = 0;
-  for (const at of [...opens, ...closes].sort((a, b) => a - b)) {
-    const end = source.indexOf('\n', at);
-    const stop = end < 0 ? source.length : source[end - 1] === '\r' ? end - 1 : end;
-    out += source.slice(from, at) + ' '.repeat(stop - at);
-    from = stop;
+  for (const b of blanks) {
+    out += source.slice(from, b.from) + blank(source.slice(b.from, b.to));
+    from = b.to;
   }
   return out + source.slice(from);
 }
