@@ -74,6 +74,19 @@ describe('CUDA broken and half-typed inputs', () => {
     assert.ok(!r.diagnostics.some((d) => d.code === 'internal'), JSON.stringify(r.diagnostics.slice(0, 3)));
   });
 
+  it('an unterminated `/*` followed by thousands more: the rest is the comment, said at its line (the lexer looked for its end from each of them)', async () => {
+    const head = '__global__ void before(float* a) { a[threadIdx.x] = 1.0f; }\n// a "/*" in a line comment and "/*" in a string do not open one\nconst char* s = "/*";\n';
+    const file = tempKernel('unterminated.cu', `${head}/* x\n${'/* y\n'.repeat(20000)}__global__ void after(float* b) { b[0] = 2.0f; }\n`);
+    // The parse's own safety net of an interactive host (the CLI has none); before, the parse ran into it.
+    const r = await analyzeFile(file, { set: { 'blockDim.x': 32 }, budgetMs: 2000 });
+    assertSane(r);
+    assert.deepEqual(r.kernels.map((k) => k.name), ['before']);
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.code === 'parseError').map((d) => [d.line, d.message]),
+      [[4, 'syntax error: cannot read `/*`; counts below cover only what could be read']],
+    );
+  });
+
   it('deeply nested expressions and blocks: a diagnostic, not a crash', async () => {
     const expr = '('.repeat(3000) + 'a[threadIdx.x]' + ' + 1.0f)'.repeat(3000);
     const ifs = 'if (a[0] > 0) { '.repeat(3000) + 'a[1] = 2.0f;' + ' }'.repeat(3000);

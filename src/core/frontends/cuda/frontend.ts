@@ -255,9 +255,46 @@ let lastSpelled: { from: string; to: string } | undefined;
 /** The text as the grammar reads it: `__align__(n)` spelled `alignas(n)`, conditionals it cannot read resolved (`resolveGuards`). */
 function spelled(source: string): string {
   if (lastSpelled?.from === source) return lastSpelled.to;
-  const to = resolveGuards(spellAlignas(source));
+  const to = resolveGuards(spellAlignas(endUnterminatedComment(source)));
   lastSpelled = { from: source, to };
   return to;
+}
+
+/**
+ * The text with everything after an unterminated `/*` blanked (its opener
+ * kept: the parser says a syntax error there). The compiler reads the rest
+ * as the comment; the grammar's lexer looked for its end from every `/*`
+ * after it, to the end of the text each time: a file of 50,000 lines of
+ * `/* x` took ~400 s to parse (5,000 lines: 4 s).
+ */
+function endUnterminatedComment(source: string): string {
+  const last = source.lastIndexOf('/*');
+  if (last < 0 || source.indexOf('*/', last + 2) >= 0) return source;
+  // Where comments, strings and character literals start and end, from the top: the first `/*` that is not
+  // inside one of them and has no `*/` after it.
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 47 /* / */) {
+      const n = source.charCodeAt(i + 1);
+      if (n === 47) {
+        const eol = source.indexOf('\n', i + 2);
+        if (eol < 0) return source;
+        i = eol;
+      } else if (n === 42 /* * */) {
+        const end = source.indexOf('*/', i + 2);
+        if (end < 0) return source.slice(0, i + 2) + blank(source.slice(i + 2));
+        i = end + 1;
+      }
+    } else if (c === 34 /* " */ || c === 39 /* ' */) {
+      // To its closing quote or the end of its line (an unclosed literal does not go on past it).
+      for (i++; i < source.length; i++) {
+        const d = source.charCodeAt(i);
+        if (d === 92 /* \\ */) i++;
+        else if (d === c || d === 10) break;
+      }
+    }
+  }
+  return source;
 }
 
 function spellAlignas(source: string): string {
@@ -272,6 +309,8 @@ function spellAlignas(source: string): string {
 const SIMPLE_BLOCK = /^[ \t]*#[ \t]*(if[ \t][^\n]*|ifdef[ \t][^\n]*)\n((?:(?![ \t]*#)[^\n]*\n)*?)([ \t]*#[ \t]*endif\b[^\n]*)$/gm;
 const CPLUSPLUS = /^(?:ifdef[ \t]+__cplusplus|if[ \t]+(?:defined[ \t]*\(?[ \t]*)?__cplusplus[ \t]*\)?)[ \t]*(?:\/\/.*|\/\*.*\*\/)?\r?$/;
 const CUDACC = /^(?:ifdef[ \t]+__CUDACC__|if[ \t]+defined[ \t]*\(?[ \t]*__CUDACC__[ \t]*\)?)[ \t]*(?:\/\/.*|\/\*.*\*\/)?\r?$/;
+/** Characters a resolved block holds at most. */
+const MAX_GUARDED_BODY = 240;
 /** Function qualifiers a `#ifdef __CUDACC__` block may hold alone (inside a declaration). */
 const QUALIFIERS = /^(?:\s|__host__|__device__|__forceinline__|inline)+$/;
 
@@ -310,6 +349,8 @@ function resolveGuards(source: string): string {
   for (const m of source.matchAll(SIMPLE_BLOCK)) {
     const cond = m[1];
     const body = m[2];
+    // The idioms are a line or two: a longer block is left as written (and never searched for comments at length).
+    if (body.length > MAX_GUARDED_BODY) continue;
     const bodyAt = m.index! + m[0].length - m[3].length - body.length;
     if (CPLUSPLUS.test(cond)) {
       const code = bare(body);
