@@ -7,7 +7,7 @@
 import type { FnElem } from 'wesl/core';
 import { Recorder } from '../../engine/recorder';
 import type { Region } from '../../ir';
-import { add, mul, num, sym, type Expr } from '../../sym/expr';
+import { add, evaluate, mul, num, sym, type Expr } from '../../sym/expr';
 import { builtinName, findAttribute } from './module';
 import type { Frame, WgslState } from './state';
 import { U32, UNKNOWN, type WType } from './types';
@@ -89,8 +89,10 @@ function workgroupSize(st: WgslState, fn: FnElem): Expr[] {
     const p = attr.params[i];
     if (!p) return num(1);
     const v = st.ops.evalExpr(p);
-    if (v.sym && isConst(v)) return v.sym;
-    st.notes.say('workgroupSize', line, st.text(p));
+    // A size is a whole number ≥ 1 (a shader with another does not compile): any other constant is said, as one not read.
+    const n = v.sym && isConst(v) ? evaluate(v.sym, new Map()) : undefined;
+    if (v.sym && isConst(v) && (n === undefined || (Number.isInteger(n) && n >= 1))) return v.sym;
+    st.notes.say(n === undefined ? 'workgroupSize' : 'workgroupSizeInvalid', line, st.text(p));
     return sym(`workgroup_size.${COMPONENTS[i]}`);
   });
 }
