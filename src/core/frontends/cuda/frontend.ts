@@ -252,7 +252,7 @@ function dispose(scans: Map<string, FileScan>, path: string): void {
 /** The last text respelled and its result (a pipeline's launches are analysed on the same text). */
 let lastSpelled: { from: string; to: string } | undefined;
 
-/** The text as the grammar reads it: `__align__(n)` spelled `alignas(n)`, conditionals it cannot read resolved (`resolveGuards`). */
+/** The text as the grammar reads it: an unterminated comment ended, `__align__(n)` spelled `alignas(n)`, conditionals it cannot read resolved (`resolveGuards`). */
 function spelled(source: string): string {
   if (lastSpelled?.from === source) return lastSpelled.to;
   const to = resolveGuards(spellAlignas(endUnterminatedComment(source)));
