@@ -18,7 +18,7 @@
  *   floor      the parsers alone: a cold parse of each 1,000-line fixtures
  *              file (with and without one cursor walk over its tree) and
  *              of the corpus files — what no analysis of them can beat
- *   real       typing a line in the middle of seven real public files of
+ *   real       typing a line in the middle of eight real public files of
  *              /work/corpora (CUDA with project headers and syntax errors,
  *              Triton with host code and launch pipelines, WGSL): each text
  *              analysed at once, and as the editor's worker does it (in its
@@ -489,6 +489,8 @@ const REAL_FILES = [
   'NVIDIA+cuda-samples/Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu',
   'linkedin+Liger-Kernel/liger_cute_kernels/csrc/core/src/moe/moe.cu',
   'linkedin+Liger-Kernel/liger_cute_kernels/csrc/core/src/moe/moe_bwd.cu',
+  // Host code with one launch, 8 project headers (one of them a C API header: docs/accuracy.md, eighth session).
+  'linkedin+Liger-Kernel/liger_cute_kernels/csrc/core/src/moe/tune/tune_moe_fwd_bwd.cu',
   'triton-tutorials/06-fused-attention.py',
   'ModelTC+lightllm/lightllm/common/basemodel/triton_kernel/quantize_gemm_int8.py',
   'linkedin+Liger-Kernel/src/liger_kernel/ops/backends/_ascend/ops/fused_neighborhood_attention.py',
