@@ -40,6 +40,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   dtypeIgnored: ['data', 'fp8e4m3'],
   autotune: ['matmul_kernel'],
   workgroupSize: ['WG, 1'],
+  workgroupSizeInvalid: ['.5'],
   noWorkgroupSize: ['main'],
   dispatchUnresolved: ['n / 64'],
   badArange: ['0', 'BLOCK - 100', -36],
