@@ -41,6 +41,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   autotune: ['matmul_kernel'],
   workgroupSize: ['WG, 1'],
   workgroupSizeInvalid: ['.5'],
+  blockSizeInvalid: ['blockDim.x', '0'],
   noWorkgroupSize: ['main'],
   dispatchUnresolved: ['n / 64'],
   badArange: ['0', 'BLOCK - 100', -36],

@@ -53,6 +53,16 @@ function testOf(p: ThreadPred): ((env: ReadonlyMap<string, number>) => boolean |
  * `current` is the count before the last condition was added (the symbolic
  * count narrows it).
  */
+/**
+ * Whether a size of the unit's threads along an axis is one a launch can
+ * have (a CUDA block's, a WGSL workgroup's): a whole number of at least 1.
+ * Another (`<<<g, 0>>>`, `@workgroup_size(.5)`) fails at launch or at
+ * compile: it is said, and not taken (counts that depend on it stay unknown).
+ */
+export function isUnitSize(n: number): boolean {
+  return Number.isInteger(n) && n >= 1;
+}
+
 export function countThreads(space: ThreadSpace, preds: ThreadPred[], current: Expr): ThreadCount {
   const total = mul(...space.axes.map((a) => a.size));
   if (preds.length === 0) return { ok: true, count: total };

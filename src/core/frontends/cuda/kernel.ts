@@ -18,6 +18,7 @@ import { evalExpr, evalTemplateArg } from './expr';
 import type { FileInfo, FnDef, LaunchSite } from './file';
 import { callersParams, launchFor, readLaunch, type LaunchInfo } from './launch';
 import { Interp, Scope } from './state';
+import { isUnitSize } from '../../engine/threads';
 import { execStmt } from './stmt';
 import { fileRow, lineOf, named, type Node } from './syntax';
 import { baseType, descriptorType, unwrapDeclarator } from './typesyn';
@@ -141,7 +142,9 @@ function applyLaunch(st: Interp, def: FnDef, launch: LaunchInfo): void {
     dims?.forEach((e, i) => {
       const name = `${kind}.${AXES[i]}`;
       const v = st.value(e);
-      if (v !== undefined) st.bind(name, v, 'launch', where);
+      // A block of no threads or a fraction of one is no launch (it fails): said, and left to bind.
+      if (v !== undefined && kind === 'blockDim' && !isUnitSize(v)) st.say('blockSizeInvalid', launch.line, name, String(v));
+      else if (v !== undefined) st.bind(name, v, 'launch', where);
       else if (!st.b.has(name)) st.dimValues.set(name, e);
     });
   }

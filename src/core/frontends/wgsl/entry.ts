@@ -6,6 +6,7 @@
  */
 import type { FnElem } from 'wesl/core';
 import { Recorder } from '../../engine/recorder';
+import { isUnitSize } from '../../engine/threads';
 import type { Region } from '../../ir';
 import { add, evaluate, mul, num, sym, type Expr } from '../../sym/expr';
 import { builtinName, findAttribute } from './module';
@@ -91,7 +92,7 @@ function workgroupSize(st: WgslState, fn: FnElem): Expr[] {
     const v = st.ops.evalExpr(p);
     // A size is a whole number ≥ 1 (a shader with another does not compile): any other constant is said, as one not read.
     const n = v.sym && isConst(v) ? evaluate(v.sym, new Map()) : undefined;
-    if (v.sym && isConst(v) && (n === undefined || (Number.isInteger(n) && n >= 1))) return v.sym;
+    if (v.sym && isConst(v) && (n === undefined || isUnitSize(n))) return v.sym;
     st.notes.say(n === undefined ? 'workgroupSize' : 'workgroupSizeInvalid', line, st.text(p));
     return sym(`workgroup_size.${COMPONENTS[i]}`);
   });
