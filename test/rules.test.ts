@@ -18,7 +18,8 @@ import type { FrontendContext } from '../src/core/frontend';
 import { findGpu } from '../src/core/gpus/catalog';
 import type { KernelIR, Language } from '../src/core/ir';
 import type { KernelReport } from '../src/core/report/types';
-import { ONE } from '../src/core/sym/expr';
+import { num, ONE } from '../src/core/sym/expr';
+import { countNested, type ThreadPred, type ThreadSpace } from '../src/core/engine/threads';
 import { check, loadParsers } from './check';
 
 const RULES = path.join(__dirname, 'fixtures', 'rules');
@@ -293,4 +294,34 @@ describe('driver: one set of rules for every frontend', () => {
       assert.ok(calls > 1, 'a zero-length slice analyses one new kernel per call');
     });
   }
+});
+
+describe('active threads: conditions nested in conditions', () => {
+  const space = (size: number): ThreadSpace => ({
+    axes: [{ sym: 't', size: num(size) }],
+    env: new Map(),
+    dependsOnThread: () => true,
+    eliminate: (e) => e,
+  });
+  const counted = (test: (t: number) => boolean) => {
+    const calls = { n: 0 };
+    const pred: ThreadPred = { test: (env) => (calls.n++, test(env.get('t')!)), cond: undefined };
+    return { pred, calls };
+  };
+
+  it('count the threads every condition holds for, enumerating the unit once for all of them', () => {
+    // 64 threads; `t < 48`, then `t % 2 == 0`, then `t >= 8`: the even threads 8..46 = 20.
+    const ps = [counted((t) => t < 48), counted((t) => t % 2 === 0), counted((t) => t >= 8)];
+    const r = countNested(space(64), ps.map((p) => p.pred), num(64));
+    assert.deepEqual(r, { ok: true, count: num(20) });
+    // Each thread's tests stop at its first false one: 64 + 48 + 24 tests, not once more per prefix.
+    assert.equal(ps.reduce((n, p) => n + p.calls.n, 0), 64 + 48 + 24);
+  });
+
+  it('40 nested conditions that hold: 40 tests a thread, not 40·41/2 (the prefixes counted one by one)', () => {
+    const ps = Array.from({ length: 40 }, () => counted(() => true));
+    const r = countNested(space(256), ps.map((p) => p.pred), num(256));
+    assert.deepEqual(r, { ok: true, count: num(256) });
+    assert.equal(ps.reduce((n, p) => n + p.calls.n, 0), 256 * 40);
+  });
 });

@@ -5,7 +5,7 @@
  * evaluator over `@lid.*`, `@lidx` and loop counters, and, for a comparison of
  * one id component with a bound, the comparison itself.
  */
-import { countThreads, type ThreadPred, type ThreadSpace } from '../../engine/threads';
+import { countNested, type ThreadPred, type ThreadSpace } from '../../engine/threads';
 import { freeSymbols, mul, sym, type Env, type Expr } from '../../sym/expr';
 import type { ConcEnv, LidPred } from './values';
 
@@ -43,12 +43,5 @@ export function countActive(preds: ActivePred[], wg: Expr[], env: Env, extra: Co
     dependsOnThread: (e) => [...freeSymbols(e)].some((s) => s.startsWith('@lid')),
     eliminate: (e) => e,
   };
-  const tps = preds.map(threadPred);
-  let count: Expr = mul(...wg);
-  for (let i = 0; i < tps.length; i++) {
-    const r = countThreads(space, tps.slice(0, i + 1), count);
-    if (!r.ok) return r;
-    count = r.count;
-  }
-  return { ok: true, count };
+  return countNested(space, preds.map(threadPred), mul(...wg));
 }
