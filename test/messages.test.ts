@@ -42,6 +42,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   workgroupSize: ['WG, 1'],
   workgroupSizeInvalid: ['.5'],
   blockSizeInvalid: ['blockDim.x', '0'],
+  setSizeInvalid: ['blockDim.x', '0'],
   noWorkgroupSize: ['main'],
   dispatchUnresolved: ['n / 64'],
   badArange: ['0', 'BLOCK - 100', -36],

@@ -325,3 +325,26 @@ describe('active threads: conditions nested in conditions', () => {
     assert.equal(ps.reduce((n, p) => n + p.calls.n, 0), 256 * 40);
   });
 });
+
+describe('a unit size given with --set', () => {
+  it('is taken when it is a whole number of at least 1, said and not taken otherwise (CUDA and WGSL alike)', async () => {
+    const parsers = await loadParsers();
+    for (const [file, name] of [
+      ['scale.cu', 'blockDim.x'],
+      ['scale.wgsl', 'workgroup_size.x'],
+    ] as const) {
+      const source = fs.readFileSync(path.join(RULES, 'unit-size-invalid', file), 'utf8');
+      const run = (v: number) => {
+        clearCaches();
+        return analyzeSource(source, parsers, { gpu: H100, path: file, set: { [name]: v } });
+      };
+      const good = run(64);
+      assert.equal(good.kernels[0].perUnit.flops, 64 * 2, `${file}: 64 threads of 2 FLOPs`);
+      for (const v of [0, 0.5, -4]) {
+        const r = run(v);
+        assert.ok(r.diagnostics.some((d) => d.code === 'setSizeInvalid' && d.message.startsWith(`--set ${name}=${v}:`)), `${file} ${v}: ${JSON.stringify(r.diagnostics)}`);
+        assert.equal(r.kernels[0].perUnit.flops, null, `${file} ${v}: counts unknown, not ${r.kernels[0].perUnit.flops}`);
+      }
+    }
+  });
+});

@@ -16,6 +16,7 @@
  */
 import { movedFrom, shiftLines } from './engine/shift';
 import { kernelStats } from './engine/driver';
+import { isUnitSize } from './engine/threads';
 import type { GpuSpec } from './gpus/types';
 import type { Diagnostic, FileIR, KernelIR, Language } from './ir';
 import { pipelineText, say } from './messages';
@@ -28,7 +29,7 @@ import { clearTritonCache, forgetTritonFile, tritonFrontend } from './frontends/
 import { clearTreeCache, forgetTree } from './parsers';
 import { clearCudaCache, cudaFrontend, cudaParseInput, forgetCudaFile } from './frontends/cuda/frontend';
 import { clearWgslCache, forgetWgslFile, wgslFrontend } from './frontends/wgsl/frontend';
-import type { Frontend, FrontendContext, LaunchInputs, OneShot, UserInputs } from './frontend';
+import type { BindingValue, Frontend, FrontendContext, LaunchInputs, OneShot, UserInputs } from './frontend';
 import type { RelatedFile } from './related';
 import { buildPipeline, type LaunchAnalysis } from './pipeline/pipeline';
 import type { PipelineReport } from './report/types';
@@ -161,6 +162,21 @@ function givenWith(opts: AnalyzeOptions): Pick<FrontendContext, 'related' | 'onc
   return { ...(opts.related ? { related: opts.related } : {}), ...(opts.once ? { once: opts.once } : {}) };
 }
 
+/** A unit's size the user can bind: a CUDA block's, a WGSL workgroup's, along an axis. */
+const UNIT_SIZE = /^(?:blockDim|workgroup_size)\.[xyz]$/;
+
+/**
+ * The user's values without a unit size that is not a whole number of at
+ * least 1 (`--set blockDim.x=0`): such a size is said and not taken, as from
+ * a launch or an attribute (engine/threads.ts `isUnitSize`).
+ */
+function unitSizesChecked(set: Record<string, BindingValue>, report: FileReport): Record<string, BindingValue> {
+  const bad = Object.entries(set).filter(([n, v]) => UNIT_SIZE.test(n) && !(typeof v === 'number' && isUnitSize(v)));
+  if (bad.length === 0) return set;
+  for (const [n, v] of bad) report.diagnostics.push(say('setSizeInvalid', 1, n, String(v)));
+  return Object.fromEntries(Object.entries(set).filter(([n]) => !bad.some(([b]) => b === n)));
+}
+
 /** Analyses one file's text. Never throws. */
 export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOptions): FileReport {
   const path = opts.path ?? '<input>';
@@ -170,7 +186,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     report.diagnostics.push(say('binaryInput', 1));
     return report;
   }
-  const user: UserInputs = { set: opts.set ?? {}, dtypes: opts.dtypes ?? {}, grid: opts.grid, ...(opts.texels ? { texels: opts.texels } : {}) };
+  const user: UserInputs = { set: unitSizesChecked(opts.set ?? {}, report), dtypes: opts.dtypes ?? {}, grid: opts.grid, ...(opts.texels ? { texels: opts.texels } : {}) };
   const budget = new Budget({
     hardMs: opts.budgetMs,
     sliceMs: opts.sliceMs,

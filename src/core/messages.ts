@@ -70,6 +70,7 @@ export const MESSAGES = {
   workgroupSize: d('warning', (what: string) => `cannot evaluate @workgroup_size(${what}): counted as a symbol`),
   workgroupSizeInvalid: d('warning', (what: string) => `@workgroup_size(${what}) is not a whole number of at least 1 (such a shader does not compile): counted as a symbol`),
   blockSizeInvalid: d('warning', (name: string, value: string) => `the launch gives ${name} = ${value}, not a whole number of at least 1 (such a launch fails): left a symbol to bind`),
+  setSizeInvalid: d('warning', (name: string, value: string) => `--set ${name}=${value}: a unit's size is a whole number of at least 1; not taken`),
   noWorkgroupSize: d('warning', (name: string) => `${bt(name)} has no @workgroup_size: assumed 1×1×1`),
   dispatchUnresolved: d('info', (text: string) => `dispatchWorkgroups(${text}): the size is not a constant of this file; give --grid`),
   badArange: d('warning', (start: string, end: string, n: number) =>
