@@ -306,7 +306,7 @@ function spellAlignas(source: string): string {
  * A conditional block with no other directive inside: its `#if`/`#ifdef`
  * line (1: the condition), its lines (2), its `#endif` line (3).
  */
-const SIMPLE_BLOCK = /^[ \t]*#[ \t]*(if[ \t][^\n]*|ifdef[ \t][^\n]*)\n((?:(?![ \t]*#)[^\n]*\n)*?)([ \t]*#[ \t]*endif\b[^\n]*)$/gm;
+const SIMPLE_BLOCK = /^[ \t]*#[ \t]*(if[ \t][^\n]*|ifdef[ \t][^\n]*)\n((?:(?![ \t]*#)[^\n]*\n)*?)([ \t]*#[ \t]*endif\b[^\n]*)$/my;
 const CPLUSPLUS = /^(?:ifdef[ \t]+__cplusplus|if[ \t]+(?:defined[ \t]*\(?[ \t]*)?__cplusplus[ \t]*\)?)[ \t]*(?:\/\/.*|\/\*.*\*\/)?\r?$/;
 const CUDACC = /^(?:ifdef[ \t]+__CUDACC__|if[ \t]+defined[ \t]*\(?[ \t]*__CUDACC__[ \t]*\)?)[ \t]*(?:\/\/.*|\/\*.*\*\/)?\r?$/;
 /** Characters a resolved block holds at most. */
@@ -322,6 +322,26 @@ function bare(lines: string): string {
 /** `text` with every character but line ends made a space. */
 function blank(text: string): string {
   return text.replace(/[^\r\n]/g, ' ');
+}
+
+/**
+ * The simple blocks (`SIMPLE_BLOCK`) whose condition line names `__cplusplus`
+ * or `__CUDACC__`, found from those words (the text is respelled at every
+ * keystroke: a search of every line start of a file and its headers for a
+ * block cost ~0.3 ms on 200,000 characters).
+ */
+function* guardedBlocks(source: string): Generator<RegExpExecArray> {
+  const seen = new Set<number>();
+  for (const word of ['__cplusplus', '__CUDACC__']) {
+    for (let at = source.indexOf(word); at >= 0; at = source.indexOf(word, at + word.length)) {
+      const line = source.lastIndexOf('\n', at) + 1;
+      if (seen.has(line)) continue;
+      seen.add(line);
+      SIMPLE_BLOCK.lastIndex = line;
+      const m = SIMPLE_BLOCK.exec(source);
+      if (m) yield m;
+    }
+  }
 }
 
 /**
@@ -346,7 +366,7 @@ function resolveGuards(source: string): string {
   if (!source.includes('__cplusplus') && !source.includes('__CUDACC__')) return source;
   const linkage: { from: number; to: number; open: boolean }[] = [];
   const blanks: { from: number; to: number }[] = [];
-  for (const m of source.matchAll(SIMPLE_BLOCK)) {
+  for (const m of guardedBlocks(source)) {
     const cond = m[1];
     const body = m[2];
     // The idioms are a line or two: a longer block is left as written (and never searched for comments at length).
