@@ -625,3 +625,64 @@ describe('CUDA: in time slices, the file scan spans calls', () => {
     for (const c of root.children) for (const key of ['call_expression', 'kernel_call_syntax', '{\u0000}']) assert.ok(c.searched(key), `${c.type} at ${c.startIndex}: ${key}`);
   });
 });
+
+describe('CUDA: host values before a node, block by block', () => {
+  it("HostStates gives what enterHostFunction gives before every node a pipeline's walk asks about, in any order", async () => {
+    const { parseCached } = await import('../src/core/parsers');
+    const { syntaxRoot } = await import('../src/core/syntax-tree');
+    const { FileInfo } = await import('../src/core/frontends/cuda/file');
+    const { Snippets } = await import('../src/core/frontends/cuda/syntax');
+    const { enterHostFunction, hostInterp, HostStates } = await import('../src/core/frontends/cuda/launch');
+    const { seedBindings } = await import('../src/core/frontends/common');
+    const { Budget } = await import('../src/core/budget');
+    const { printExpr } = await import('../src/core/sym/expr');
+    const p = await loadParsers();
+    const src = [
+      'int half(int n) { int h = n / 2; for (int i = 0; i < 3; ++i) h += 0; return h; }',
+      'void fill(int* out) { *out = 7; }',
+      '__global__ void k(float* x, int n) { x[threadIdx.x] *= 2.0f; }',
+      'void run(float* x, int n, int reps) {',
+      '  int a = n * 2;',
+      '  int b = half(a) + 1;',
+      '  if (b > 4) { int c = b * 3; k<<<c, 32>>>(x, c); a = c + b; }',
+      '  int got = 0;',
+      '  fill(&got);',
+      '  for (int r = 1; r < reps; r += 2) {',
+      '    int d = a + r;',
+      '    { int e = d * half(b); k<<<e, 64>>>(x, e); }',
+      '    b = b + d;',
+      '    if (d > got) k<<<d, 128>>>(x, d);',
+      '  }',
+      '  int f = a + b + got;',
+      '  k<<<f, 256>>>(x, f);',
+      '}',
+    ].join('\n');
+    const tree = parseCached(p.cuda, 'host-states.cu', src, undefined)!;
+    const root = syntaxRoot(tree, src);
+    const file = new FileInfo(root, new Snippets(p.cuda), new Map(), undefined, false);
+    const ctx = { source: src, parsers: p, user: { set: {}, dtypes: {} }, pragmas: [], budget: new Budget() };
+    const b = seedBindings(ctx);
+    const run = root.namedChildren.find((c) => c.type === 'function_definition' && c.text.startsWith('void run'))!;
+    const asked = ['call_expression', 'if_statement', 'for_statement', 'declaration'].flatMap((t) => run.descendantsOfType(t)).filter((n) => n !== null);
+    asked.sort((x, y) => x.startIndex - y.startIndex);
+    assert.ok(asked.length > 15, `${asked.length} nodes`);
+    const values = (host: ReturnType<typeof hostInterp>) =>
+      [...host.frame.scope.vars].map(([name, cell]) => `${name}=${cell.val.e ? printExpr(cell.val.e) : '?'}`).join(' ');
+    for (const params of [new Map<string, number>(), new Map([['n', 5], ['reps', 6]])]) {
+      const states = new HostStates(() => hostInterp(ctx, file, b));
+      // In document order (the walk's), backwards (each block run again from its start), and forwards again.
+      for (const order of [asked, [...asked].reverse(), asked]) {
+        for (const node of order) {
+          const want = hostInterp(ctx, file, b);
+          enterHostFunction(want, node, params);
+          const got = states.at(node, params);
+          assert.equal(values(got), values(want), `before \`${node.text.slice(0, 40)}\` (${[...params].join(' ')})`);
+          // What the caller does with it stays its own.
+          got.frame.scope.vars.clear();
+        }
+      }
+      // Before the last launch: `half` inlined, `got` written through its address (unknown: a symbol of its name).
+      assert.equal(values(states.at(asked[asked.length - 1], params)), params.size ? 'x=? n=5 reps=6 a=10 b=6 got=? f=f' : 'x=? n=n reps=reps a=2·n b=n + 1 got=? f=f');
+    }
+  });
+});

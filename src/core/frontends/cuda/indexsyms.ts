@@ -74,6 +74,12 @@ export class IndexSyms {
     return sym(name);
   }
 
+  /** Takes over another registry's symbols and its count (an interpreter copied from another: launch.ts). */
+  adopt(other: IndexSyms): void {
+    for (const [name, info] of other.info) this.info.set(name, info);
+    this.counter = Math.max(this.counter, other.counter);
+  }
+
   get(name: string): SymInfo | undefined {
     return this.info.get(name);
   }

@@ -227,23 +227,128 @@ function aliases(args: Val[], file: FileInfo, site: LaunchSite): Map<string, str
 
 /** Declares the host function's parameters and runs the declarations on the path to the launch. */
 export function enterHostFunction(host: Interp, call: Node, given?: HostParams): void {
-  const path: Node[] = [];
-  let fn: Node | null = null;
-  for (let n: Node | null = call; n; n = n.parent) {
-    path.unshift(n);
-    if (n.type === 'function_definition') {
-      fn = n;
-      break;
-    }
-  }
-  host.frame = { def: null, scope: new Scope(null, true), typeParams: new Map(), ret: null, returned: false };
-  if (fn) declareHostParams(host, fn, given);
+  const path = pathFromFunction(call);
+  host.frame = hostFrame();
+  if (path[0].type === 'function_definition') declareHostParams(host, path[0], given);
   for (let i = 0; i + 1 < path.length; i++) {
     const parent = path[i];
     const child = path[i + 1];
     if (parent.type === 'compound_statement') runBefore(host, parent, child);
-    if (parent.type === 'for_statement' && parent.childForFieldName('initializer')?.type === 'declaration')
-      execStmt(host, parent.childForFieldName('initializer'));
+    const init = forInit(parent);
+    if (init) execStmt(host, init);
+  }
+}
+
+/** The nodes from `node`'s function definition (or the root, outside any) down to `node`. */
+function pathFromFunction(node: Node): Node[] {
+  const path: Node[] = [];
+  for (let n: Node | null = node; n; n = n.parent) {
+    path.unshift(n);
+    if (n.type === 'function_definition') break;
+  }
+  return path;
+}
+
+function hostFrame(): Interp['frame'] {
+  return { def: null, scope: new Scope(null, true), typeParams: new Map(), ret: null, returned: false };
+}
+
+/** The declaration that starts a `for` (`for (int i = 0; …)`), which the statements in the loop see. */
+function forInit(n: Node): Node | null {
+  if (n.type !== 'for_statement') return null;
+  const init = n.childForFieldName('initializer');
+  return init?.type === 'declaration' ? init : null;
+}
+
+/** A new host interpreter holding what `from` holds: its variables (each cell copied), index symbols and constants. */
+function copyHost(from: Interp, make: () => Interp): Interp {
+  const to = make();
+  to.frame = hostFrame();
+  for (const [name, cell] of from.frame.scope.vars) to.frame.scope.vars.set(name, { ...cell });
+  to.syms.adopt(from.syms);
+  for (const [name, v] of from.constants) to.constants.set(name, v);
+  return to;
+}
+
+interface BlockRun {
+  /** What holds before the block's first statement (never changed). */
+  entry: Interp;
+  /** The block's statements run so far (`next` of them). */
+  host: Interp;
+  children: Node[];
+  next: number;
+  /** A copy of `host` after `next` statements, handed out (never changed). */
+  kept?: { next: number; host: Interp };
+}
+
+/**
+ * Host interpreters standing just before nodes of host functions, asked for
+ * many nodes in document order (a pipeline's walk asks before each `if`,
+ * `for` and call on its way): each block's declarations run once for all the
+ * nodes asked about in it, not again for each, which made a walk quadratic in
+ * the length of a host function (and each declaration can inline a large host
+ * function). `at` gives what `enterHostFunction` gives: a fresh interpreter
+ * the caller may change.
+ */
+export class HostStates {
+  private readonly heads = new Map<string, Interp>();
+  private readonly blocks = new Map<string, BlockRun>();
+  private readonly loops = new Map<string, { entry: Interp; host: Interp }>();
+
+  constructor(private readonly make: () => Interp) {}
+
+  at(node: Node, params: HostParams): Interp {
+    const path = pathFromFunction(node);
+    const fn = path[0];
+    if (fn.type !== 'function_definition') {
+      const host = this.make();
+      enterHostFunction(host, node, params);
+      return host;
+    }
+    const given = [...params].map(([k, v]) => `${k}=${v}`).join(',');
+    const headKey = `${given}@${fn.startIndex}`;
+    let state = this.heads.get(headKey);
+    if (!state) {
+      state = this.make();
+      state.frame = hostFrame();
+      declareHostParams(state, fn, params);
+      this.heads.set(headKey, state);
+    }
+    for (let i = 0; i + 1 < path.length; i++) {
+      const parent = path[i];
+      const child = path[i + 1];
+      if (parent.type === 'compound_statement') state = this.before(`${given}#${parent.startIndex}:${parent.endIndex}`, state, parent, child);
+      const init = forInit(parent);
+      if (init) {
+        const key = `${given}for${parent.startIndex}`;
+        let loop = this.loops.get(key);
+        if (loop?.entry !== state) {
+          const host = copyHost(state, this.make);
+          execStmt(host, init);
+          loop = { entry: state, host };
+          this.loops.set(key, loop);
+        }
+        state = loop.host;
+      }
+    }
+    return copyHost(state, this.make);
+  }
+
+  /** What holds in `block` (entered with `entry`) just before its statement holding `child`. */
+  private before(key: string, entry: Interp, block: Node, child: Node): Interp {
+    let run = this.blocks.get(key);
+    if (run?.entry !== entry) {
+      run = { entry, host: copyHost(entry, this.make), children: named(block), next: 0 };
+      this.blocks.set(key, run);
+    }
+    const stop = child.startIndex;
+    if (run.next > 0 && run.children[run.next - 1].startIndex >= stop) {
+      run.host = copyHost(entry, this.make);
+      run.next = 0;
+    }
+    while (run.next < run.children.length && run.children[run.next].startIndex < stop) runOne(run.host, run.children[run.next++]);
+    if (run.kept?.next !== run.next) run.kept = { next: run.next, host: copyHost(run.host, this.make) };
+    return run.kept.host;
   }
 }
 
@@ -264,10 +369,15 @@ function declareHostParams(host: Interp, fn: Node, given?: HostParams): void {
 function runBefore(host: Interp, block: Node, stop: Node): void {
   for (const s of named(block)) {
     if (s.startIndex >= stop.startIndex) return;
-    if (s.type === 'declaration') execStmt(host, s);
-    else if (s.type === 'expression_statement' && named(s)[0]?.type === 'assignment_expression') execStmt(host, s);
-    else forgetWrittenThrough(host, s);
+    runOne(host, s);
   }
+}
+
+/** One statement of a block on the way to a node: a declaration or a simple assignment runs; a call may write what it is given the address of. */
+function runOne(host: Interp, s: Node): void {
+  if (s.type === 'declaration') execStmt(host, s);
+  else if (s.type === 'expression_statement' && named(s)[0]?.type === 'assignment_expression') execStmt(host, s);
+  else forgetWrittenThrough(host, s);
 }
 
 /**

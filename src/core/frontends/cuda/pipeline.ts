@@ -29,7 +29,7 @@ import { evaluate, freeSymbols } from '../../sym/expr';
 import { seedBindings } from '../common';
 import { evalExpr } from './expr';
 import type { FileInfo, FnDef, LaunchSite } from './file';
-import { callerParams, enterHostFunction, hostInterp, paramNames, type HostParams } from './launch';
+import { callerParams, HostStates, hostInterp, paramNames, type HostParams } from './launch';
 import type { Interp } from './state';
 import { brief, fileRow, hasToken, lineOf, named, type Node } from './syntax';
 
@@ -109,11 +109,8 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
    * given. A host integer it cannot evaluate (`int C = model->config.channels;`)
    * is a symbol of its own name, which the user's `--set C=768` binds.
    */
-  const hostAt = (node: Node, params: HostParams): Interp => {
-    const host = hostInterp(ctx, file, b);
-    enterHostFunction(host, node, params);
-    return host;
-  };
+  const states = new HostStates(() => hostInterp(ctx, file, b));
+  const hostAt = (node: Node, params: HostParams): Interp => states.at(node, params);
   /** A host expression's value, and the `--set` names it took. */
   const valueOf = (host: Interp, n: Node | null | undefined): { x: number | undefined; set: string[] } => {
     const e = n ? evalExpr(host, n).e : undefined;
@@ -182,6 +179,9 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
     }
     return false;
   };
+
+  /** Whether walking an arm of an `if` can change the walk: it launches, or it is a statement `track` reads (`else p = q;`). */
+  const armMatters = (arm: Node | null | undefined): boolean => !!arm && (arm.type === 'declaration' || arm.type === 'expression_statement' || mayLaunch(arm));
 
   const trips = (st: Node, w: Walk): { n: number | null; note: string } => {
     const init = st.childForFieldName('initializer');
@@ -286,10 +286,13 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
         return;
       }
       case 'if_statement': {
-        const t = decide(st, w);
         const cons = st.childForFieldName('consequence');
         const alt = st.childForFieldName('alternative');
         const altBody = alt ? named(alt)[0] : undefined;
+        // Only the condition launches (`if (run_and_check(…)) return;`): which arm runs changes nothing the walk
+        // keeps, so the condition is not evaluated (it can inline a large host function).
+        if (!armMatters(cons) && !armMatters(altBody)) return;
+        const t = decide(st, w);
         if (t === true) {
           if (cons) walkStmt(cons, w, launches, nesting + 1);
           return;
