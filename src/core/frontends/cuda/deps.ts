@@ -10,7 +10,7 @@ import { statementAt, unitAt, unitsAnswer } from '../../syntax-tree';
 import { describe, NONE } from './describe';
 import { callablesOf, kernelParamsOf, type FileInfo } from './file';
 import { callsAnswer, paramNames } from './launch';
-import { hostFunctions } from './pipeline';
+import { hostFunctions, launchingFunctions } from './pipeline';
 
 const mapGet = <K, V>(m: Map<K, V>, k: K): V | undefined => Map.prototype.get.call(m, k) as V | undefined;
 
@@ -58,6 +58,8 @@ function answer(file: FileInfo, map: string, key: string): string {
       return file.kernels.map((k) => `${k.name}@${answerRow((k.template ?? k.node).startPosition.row)}-${answerRow(k.node.endPosition.row)}`).join(';') || NONE;
     case 'hostFns':
       return [...hostFunctions(file)].map(([name, d]) => `${name}@${answerRow(d.node.startPosition.row)}-${answerRow(d.node.endPosition.row)}`).join(';') || NONE;
+    case 'reaches':
+      return [...launchingFunctions(file)].filter(([, r]) => r).map(([name]) => name).join(',') || NONE;
     case 'params': {
       const k = file.kernels.find((x) => x.name === key);
       return k ? paramNames(k.node).join(',') : NONE;

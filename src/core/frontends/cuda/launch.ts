@@ -151,12 +151,16 @@ const MAX_CALLER_DEPTH = 3;
  * MAX_CALLER_DEPTH levels (`layernorm(…, B, T, C)` in `forward(B, T)`,
  * called from main()).
  */
-export function callerParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, depth = 0): { params: HostParams; detail: string } | undefined {
-  return callersParams(ctx, file, b, call, 1, depth)[0];
+export function callerParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, depth = 0, states?: HostStates): { params: HostParams; detail: string } | undefined {
+  return callersParams(ctx, file, b, call, 1, depth, states)[0];
 }
 
-/** The parameter values of the launch's host function at each of its call sites in the file that gives some (at most `max`), callers followed up to MAX_CALLER_DEPTH. */
-export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number, depth = 0): { params: HostParams; detail: string }[] {
+/**
+ * The parameter values of the launch's host function at each of its call sites in the file that gives some (at
+ * most `max`), callers followed up to MAX_CALLER_DEPTH. `states`: the host values of the caller's walk (a
+ * pipeline's, made with the same bindings), where the values before a call site are read.
+ */
+export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number, depth = 0, states?: HostStates): { params: HostParams; detail: string }[] {
   const fn = hostFunctionOf(call);
   const name = fn ? functionName(fn) : undefined;
   if (!fn || !name || name === 'main') return [];
@@ -172,20 +176,21 @@ export function callersParams(ctx: FrontendContext, file: FileInfo, b: BindingSe
     return known.value;
   }
   memo.set(key, { value: [] });
-  const { value, deps } = captured(() => callersParamsNow(ctx, file, b, call, max, depth, fn, name));
+  const { value, deps } = captured(() => callersParamsNow(ctx, file, b, call, max, depth, fn, name, states));
   memo.set(key, { value, deps });
   return value;
 }
 
-function callersParamsNow(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number, depth: number, fn: Node, name: string): { params: HostParams; detail: string }[] {
+function callersParamsNow(ctx: FrontendContext, file: FileInfo, b: BindingSet, call: Node, max: number, depth: number, fn: Node, name: string, states: HostStates | undefined): { params: HostParams; detail: string }[] {
   const out: { params: HostParams; detail: string }[] = [];
   const names = paramNames(fn);
   for (const c of callsOf(file, name).slice(0, 8)) {
     if (out.length >= max) break;
     if (c.startIndex >= fn.startIndex && c.endIndex <= fn.endIndex) continue;
-    const up = depth + 1 < MAX_CALLER_DEPTH ? callerParams(ctx, file, b, c, depth + 1) : undefined;
-    const host = hostInterp(ctx, file, b);
-    enterHostFunction(host, c, up?.params);
+    const up = depth + 1 < MAX_CALLER_DEPTH ? callerParams(ctx, file, b, c, depth + 1, states) : undefined;
+    let host: Interp;
+    if (states) host = states.at(c, up?.params ?? new Map());
+    else enterHostFunction((host = hostInterp(ctx, file, b)), c, up?.params);
     const argList = c.childForFieldName('arguments');
     const params: HostParams = new Map();
     (argList ? named(argList) : []).forEach((a, i) => {

@@ -68,41 +68,11 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
   for (const s of file.launches) launchAt.set(s.call.startIndex, s);
   const hostFns = hostFunctions(file);
 
-  const calleeName = (c: Node): string | undefined => {
-    const f = c.childForFieldName('function');
-    if (f?.type === 'identifier') return f.text;
-    if (f?.type === 'qualified_identifier') return f.text.replace(/\s+/g, '').split('::').pop();
-    return undefined;
-  };
-  const library = (c: Node): string | undefined => {
-    const name = calleeName(c);
-    const m = name ? LIBRARY.exec(name) : null;
-    return m && !NOT_WORK.test(name!) ? LIBRARY_NAMES[m[1]] : undefined;
-  };
-
-  // Which host functions launch kernels, directly or through others (at most MAX_DEPTH calls deep).
-  const reaches = new Map<string, boolean>();
-  const launchesIn = (def: FnDef, depth: number): boolean => {
-    const hit = reaches.get(def.name);
-    if (hit !== undefined) return hit;
-    if (depth > MAX_DEPTH) return false;
-    reaches.set(def.name, false);
-    let r = false;
-    for (const c of def.node.descendantsOfType('call_expression')) {
-      if (!c) continue;
-      if (launchAt.has(c.startIndex) || library(c)) {
-        r = true;
-        break;
-      }
-      const g = hostFns.get(calleeName(c) ?? '');
-      if (g && g !== def && launchesIn(g, depth + 1)) {
-        r = true;
-        break;
-      }
-    }
-    reaches.set(def.name, r);
-    return r;
-  };
+  // Which host functions launch, read as one answer on the file (`reaches:*`, ./deps.ts): an edit in a host
+  // function that launches nothing (a config dump, argument parsing) does not build the pipelines again.
+  noteQuery('reaches:*');
+  const reaches = launchingFunctions(file);
+  const launchesIn = (def: FnDef): boolean => reaches.get(def.name) === true;
 
   /**
    * A host interpreter standing just before `node`, its function's parameters
@@ -175,7 +145,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
       if (!c) continue;
       if (launchAt.has(c.startIndex) || library(c)) return true;
       const g = hostFns.get(calleeName(c) ?? '');
-      if (g && launchesIn(g, 0)) return true;
+      if (g && launchesIn(g)) return true;
     }
     return false;
   };
@@ -355,7 +325,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
       return;
     }
     const g = hostFns.get(calleeName(c) ?? '');
-    if (!g || w.depth >= MAX_DEPTH || w.stack.includes(g) || !launchesIn(g, 0)) return;
+    if (!g || w.depth >= MAX_DEPTH || w.stack.includes(g) || !launchesIn(g)) return;
     const host = hostAt(c, w.params);
     const list = c.childForFieldName('arguments');
     const args = list ? named(list) : [];
@@ -398,7 +368,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
         continue;
       }
       const g = hostFns.get(calleeName(c) ?? '');
-      if (g && g !== def && launchesIn(g, 1)) return false;
+      if (g && g !== def && launchesIn(g)) return false;
     }
     for (let p = site?.parent; p && p !== def.node; p = p.parent) if (p.type === 'for_statement') return false;
     return true;
@@ -406,10 +376,10 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
 
   for (const def of hostFns.values()) {
     if (ctx.budget.spent()) break;
-    if (!launchesIn(def, 0) || oneRunAtMost(def)) continue;
+    if (!launchesIn(def) || oneRunAtMost(def)) continue;
     const launches: HostLaunchFact[] = [];
     for (const k of Object.keys(names)) delete names[k];
-    const given = callerParams(ctx, file, b, def.body!);
+    const given = callerParams(ctx, file, b, def.body!, 0, states);
     const w: Walk = { params: given?.params ?? new Map(), ids: new Map(), prefix: def.name, repeat: 1, depth: 0, stack: [def] };
     walkStmt(def.body!, w, launches, 0);
     const runs = launches.reduce((s, l) => s + (l.repeat ?? 1), 0);
@@ -428,6 +398,62 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
     });
   }
   return out;
+}
+
+function calleeName(c: Node): string | undefined {
+  const f = c.childForFieldName('function');
+  if (f?.type === 'identifier') return f.text;
+  if (f?.type === 'qualified_identifier') return f.text.replace(/\s+/g, '').split('::').pop();
+  return undefined;
+}
+
+/** The GPU library a call runs work of (`cublasSgemm`: cuBLAS), not a handle, descriptor or setting. */
+function library(c: Node): string | undefined {
+  const name = calleeName(c);
+  const m = name ? LIBRARY.exec(name) : null;
+  return m && !NOT_WORK.test(name!) ? LIBRARY_NAMES[m[1]] : undefined;
+}
+
+const launching = new WeakMap<FileInfo, Map<string, boolean>>();
+
+/**
+ * Whether each host function launches kernels or library work, directly or
+ * through host functions it calls (at most MAX_DEPTH calls deep), by name:
+ * worked out in the order of the file's host functions, read without
+ * recording. The pipelines read it as the query `reaches:*` (./deps.ts).
+ */
+export function launchingFunctions(file: FileInfo): Map<string, boolean> {
+  const known = launching.get(file);
+  if (known) return known;
+  const reaches = new Map<string, boolean>();
+  recordInto(undefined, () => {
+    const launchAt = new Set(file.launches.map((s) => s.call.startIndex));
+    const hostFns = hostFunctions(file);
+    const launchesIn = (def: FnDef, depth: number): boolean => {
+      const hit = reaches.get(def.name);
+      if (hit !== undefined) return hit;
+      if (depth > MAX_DEPTH) return false;
+      reaches.set(def.name, false);
+      let r = false;
+      for (const c of def.node.descendantsOfType('call_expression')) {
+        if (!c) continue;
+        if (launchAt.has(c.startIndex) || library(c)) {
+          r = true;
+          break;
+        }
+        const g = hostFns.get(calleeName(c) ?? '');
+        if (g && g !== def && launchesIn(g, depth + 1)) {
+          r = true;
+          break;
+        }
+      }
+      reaches.set(def.name, r);
+      return r;
+    };
+    for (const def of hostFns.values()) launchesIn(def, 0);
+  });
+  launching.set(file, reaches);
+  return reaches;
 }
 
 function join(a: string | undefined, b: string): string {
