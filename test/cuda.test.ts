@@ -686,3 +686,60 @@ describe('CUDA: host values before a node, block by block', () => {
     }
   });
 });
+
+describe('CUDA: macros that stand for qualifiers or an unroll pragma', () => {
+  const run = async (src: string) => analyzeSource(src, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'macros.cu', set: { n: 4096 } });
+  const syntax = (r: Awaited<ReturnType<typeof run>>) => r.diagnostics.filter((d) => d.code === 'parseError').map((d) => `${d.line}: ${d.message}`);
+  const body = [
+    'HD float sq(float t) { return t * t; }',
+    'DEV float twice(float t) { return t + t; }',
+    '__global__ void k(const float* x, float* y, int n) {',
+    '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+    '  float a = 0.0f;',
+    '  UNROLL',
+    '  for (int j = 0; j < 4; ++j) a += sq(x[i * 4 + j]);',
+    '  y[i] = twice(a);',
+    '}',
+    'void go(const float* x, float* y, int n) { k<<<n / 1024, 256>>>(x, y, n); }',
+  ];
+  it("are read from the file's own definitions, each way it defines them (the device build's first); a qualifier itself is never redefined", async () => {
+    const src = [
+      '#ifndef __CUDACC__',
+      '#define __device__',
+      '#define __host__',
+      '#endif',
+      '#ifdef __CUDA_ARCH__',
+      '#define HD __forceinline__ __host__ __device__',
+      '#define DEV __device__ __forceinline__  // device only',
+      '#else',
+      '#define HD inline',
+      '#define DEV inline',
+      '#endif',
+      '#define UNROLL _Pragma("unroll")',
+      ...body,
+    ].join('\n');
+    const r = await run(src);
+    assert.deepEqual(syntax(r), []);
+    // Per thread: 4 × (sq 1 + += 1) + twice 1 = 9 FLOPs, 4 loads of 4 B, one store; 256 threads.
+    assert.equal(r.kernels[0].perUnit.flops, 256 * 9);
+    assert.equal(r.kernels[0].perUnit.loadBytes, 256 * 16);
+    assert.equal(r.kernels[0].units, 4);
+  });
+  it('a macro defined as anything else, only empty, or not defined, is left as written (a syntax error, as before)', async () => {
+    const r = await run(['#define HD __host__ __device__', '#define DEV my_attr', '#define UNROLL', ...body].join('\n'));
+    // DEV and UNROLL (a macro defined only empty, as an include guard is, is read on preprocessor lines alone) left.
+    assert.ok(syntax(r).some((d) => d.startsWith('5:')) && syntax(r).some((d) => d.startsWith('10:')), syntax(r).join('\n'));
+    assert.ok(!syntax(r).some((d) => d.startsWith('4:')), syntax(r).join('\n'));
+    // A kernel macro whose `__global__` does not fit in its name is left as written too.
+    const kernel = await run(['#define KERN __global__', 'KERN void k(float* y) { y[threadIdx.x] = 1.0f; }'].join('\n'));
+    assert.ok(syntax(kernel).some((d) => d.startsWith('2:')), syntax(kernel).join('\n'));
+  });
+  it("CuTe's and CUTLASS's are read as their headers define them for device code, unless the text defines them; not on preprocessor lines", async () => {
+    const lib = body.map((l) => l.replace(/^HD /, 'CUTLASS_HOST_DEVICE ').replace(/^DEV /, 'CUTE_DEVICE ').replace(/^  UNROLL$/, '  CUTE_UNROLL'));
+    const r = await run(['#include <cute/tensor.hpp>', '#ifndef CUTE_UNROLL', '#endif', ...lib].join('\n'));
+    assert.deepEqual(syntax(r), []);
+    assert.equal(r.kernels[0].perUnit.flops, 256 * 9);
+    const own = await run(['#define CUTE_DEVICE my_attr', ...lib].join('\n'));
+    assert.ok(syntax(own).some((d) => d.startsWith('3:')), syntax(own).join('\n'));
+  });
+});

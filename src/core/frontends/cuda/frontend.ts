@@ -45,7 +45,7 @@ function parsedText(input: Pick<FrontendContext, 'source' | 'related'>): ParsedT
   const headers = headerPrefix(input);
   // Headers not read in front (none of them could change the report) still count as supplied for the notes.
   const used = headers?.text ? headers : undefined;
-  const out = { headers, used, text: spelled(used ? used.text + input.source : input.source) };
+  const out = { headers, used, text: spelled(used ? used.text + input.source : input.source, used?.text) };
   lastParsed = { source: input.source, related: input.related, out };
   return out;
 }
@@ -252,10 +252,16 @@ function dispose(scans: Map<string, FileScan>, path: string): void {
 /** The last text respelled and its result (a pipeline's launches are analysed on the same text). */
 let lastSpelled: { from: string; to: string } | undefined;
 
-/** The text as the grammar reads it: an unterminated comment ended, `__align__(n)` spelled `alignas(n)`, conditionals it cannot read resolved (`resolveGuards`). */
-function spelled(source: string): string {
+/**
+ * The text as the grammar reads it: an unterminated comment ended, the CUDA libraries' qualifier and pragma macros
+ * spelled out (`spellQualifierMacros`), `__align__(n)` spelled `alignas(n)`, conditionals it cannot read resolved
+ * (`resolveGuards`).
+ */
+function spelled(source: string, head?: string): string {
   if (lastSpelled?.from === source) return lastSpelled.to;
-  const to = resolveGuards(spellAlignas(endUnterminatedComment(source)));
+  const ended = endUnterminatedComment(source);
+  // The headers' part is the text's first `head.length` characters, unless a comment the headers leave open was ended.
+  const to = resolveGuards(spellAlignas(spellQualifierMacros(ended, ended === source ? head : undefined)));
   lastSpelled = { from: source, to };
   return to;
 }
@@ -295,6 +301,153 @@ function endUnterminatedComment(source: string): string {
     }
   }
   return source;
+}
+
+/**
+ * Function qualifiers and unroll pragmas of CuTe and CUTLASS, as their headers
+ * (`cute/config.hpp`, `cutlass/detail/helper_macros.hpp`) define them for
+ * device code: used where those headers are not read (`#include
+ * <cute/tensor.hpp>`). `''`: the name is blanked.
+ */
+const LIBRARY_MACROS: ReadonlyMap<string, string> = new Map([
+  ['CUTE_HOST_DEVICE', ''],
+  ['CUTE_DEVICE', '__device__'],
+  ['CUTE_HOST', '__host__'],
+  ['CUTE_UNROLL', ''],
+  ['CUTE_NO_UNROLL', ''],
+  ['CUTLASS_HOST_DEVICE', ''],
+  ['CUTLASS_DEVICE', '__device__'],
+  ['CUTLASS_HOST', '__host__'],
+  ['CUTLASS_GLOBAL', '__global__'],
+  ['CUTLASS_PRAGMA_UNROLL', ''],
+  ['CUTLASS_PRAGMA_NO_UNROLL', ''],
+]);
+/** A word that may be one of LIBRARY_MACROS. */
+const LIBRARY_MACRO = /\b(?:CUTE|CUTLASS)_[A-Z_]+\b/g;
+const QUALIFIER_WORDS = new Set(['__host__', '__device__', '__global__', '__forceinline__', '__noinline__', 'inline', '__inline__', 'static']);
+/** The spellings of `macroSpelling`, the strongest first (a macro defined one way for device code and another for the host is read as for device code). */
+const SPELLING_ORDER = ['__global__', '__device__', '__host__', ''];
+
+/**
+ * How the grammar is to read a macro defined as `body`: as the one qualifier
+ * that matters to the analysis (`__global__`; `__device__` or `__host__`
+ * alone), as nothing (a host and device function is read as a plain one: the
+ * analysis inlines it where a kernel calls it, and a pipeline may walk it; an
+ * unroll pragma or an empty macro changes no count), or, for any other
+ * definition, not at all (undefined).
+ */
+function macroSpelling(body: string): string | undefined {
+  const code = body.replace(/\/\/.*$|\/\*.*?\*\//g, '').trim();
+  if (/^(?:_Pragma[ \t]*\(.*\)|#[ \t]*pragma[ \t].*)$/.test(code)) return '';
+  const words = code ? code.split(/\s+/) : [];
+  if (!words.every((w) => QUALIFIER_WORDS.has(w))) return undefined;
+  if (words.includes('__global__')) return '__global__';
+  const device = words.includes('__device__');
+  const host = words.includes('__host__');
+  return device && !host ? '__device__' : host && !device ? '__host__' : '';
+}
+
+/** A macro defined empty (`#define HD` for host compilers, and every include guard): read as its other definitions say, if any. */
+const EMPTY = 'empty';
+
+/** What the `#define`s of a text say of its macros: each name's spellings (`macroSpelling`, or EMPTY), or null for a name also defined otherwise. */
+type Defines = Map<string, Set<string> | null>;
+
+/** The `#define`s of `source` from `from` on, into `out`. */
+function definesOf(source: string, from: number, out: Defines): Defines {
+  for (let at = source.indexOf('define', from); at >= 0; at = source.indexOf('define', at + 6)) {
+    const line = source.lastIndexOf('\n', at - 1) + 1;
+    if (line < from || !/^[ \t]*#[ \t]*$/.test(source.slice(line, at))) continue;
+    const m = /^define[ \t]+([A-Za-z_]\w*)(?:[ \t]+([^\n]*))?(?:\n|$)/.exec(source.slice(at, source.indexOf('\n', at) + 1 || undefined));
+    if (!m) continue;
+    const name = m[1];
+    // Never a qualifier itself or another reserved name (`#define __device__` in a header for host compilers).
+    if (name.startsWith('__') || QUALIFIER_WORDS.has(name) || out.get(name) === null) continue;
+    // A definition that goes on past its line (`\`) is not a qualifier's.
+    const body = m[2] ?? '';
+    const spelling = body.trimEnd().endsWith('\\') ? undefined : /^\s*(?:\/\/.*)?$/.test(body) ? EMPTY : macroSpelling(body);
+    if (spelling === undefined) out.set(name, null);
+    else (out.get(name) ?? out.set(name, new Set()).get(name)!).add(spelling);
+  }
+  return out;
+}
+
+/** The headers' `#define`s and the names of LIBRARY_MACROS they use (the same text in front of the file at every keystroke). */
+let headerDefines: { text: string; defines: Defines; library: Set<string> } | undefined;
+
+/** The names of LIBRARY_MACROS that `source` uses from `from` on. */
+function libraryNames(source: string, from: number): Set<string> {
+  const out = new Set<string>();
+  if (source.indexOf('CUT', from) < 0) return out;
+  LIBRARY_MACRO.lastIndex = from;
+  for (let m = LIBRARY_MACRO.exec(source); m; m = LIBRARY_MACRO.exec(source)) if (LIBRARY_MACROS.has(m[0])) out.add(m[0]);
+  return out;
+}
+
+/**
+ * Macros that stand for function qualifiers or an unroll pragma, spelled in
+ * place as the preprocessor expands them: the grammar does not expand macros,
+ * and a function that starts with one (`CUTE_DEVICE float f(…)`,
+ * `HOST_DEVICE int g(…)`) was a syntax error, the statements after it read
+ * wrongly or not at all (18 corpus files, whose helpers and loops went
+ * uncounted with no other sign; each keystroke in such a file parsed it
+ * again from scratch). The macros the text defines (`head`, the headers read
+ * in front, included) are read from their definitions (`macroSpelling`; a
+ * name defined only empty, an include guard, is not: it is one on
+ * preprocessor lines), CuTe's and CUTLASS's others from `LIBRARY_MACROS`.
+ * Each spelling is padded to the name's length (places and lines unchanged),
+ * a longer one blanked (not `__global__`: such a kernel macro is left as
+ * written); preprocessor lines (`#ifndef CUTE_DEVICE`) are left as written.
+ */
+function spellQualifierMacros(source: string, head = ''): string {
+  if (headerDefines?.text !== head) headerDefines = { text: head, defines: definesOf(head, 0, new Map()), library: libraryNames(head, 0) };
+  const defines = definesOf(source, head.length, new Map(headerDefines.defines));
+  const spell = new Map<string, string>();
+  for (const [name, spellings] of defines) {
+    const s = spellings && SPELLING_ORDER.find((x) => spellings.has(x));
+    if (s !== undefined && s !== null) spell.set(name, s);
+  }
+  for (const name of [...headerDefines.library, ...libraryNames(source, head.length)]) if (!defines.has(name)) spell.set(name, LIBRARY_MACROS.get(name)!);
+  if (spell.size === 0) return source;
+  // The headers' part respelled once for the keystrokes that leave the spellings as they were.
+  const key = [...spell].join(';');
+  if (head && (spelledHead?.head !== head || spelledHead.key !== key)) spelledHead = { head, key, out: respell(head, spell, 0, head.length) };
+  return (head ? spelledHead!.out : '') + respell(source, spell, head.length, source.length);
+}
+
+/** The headers' part of the last text respelled (`head`), for the spellings `key`. */
+let spelledHead: { head: string; key: string; out: string } | undefined;
+
+/** `source` from `from` to `to` with the names of `spell` spelled as it says, except on preprocessor lines. */
+function respell(source: string, spell: Map<string, string>, from: number, to: number): string {
+  const at: { at: number; name: string }[] = [];
+  for (const [name, s] of spell) {
+    // A spelling longer than the name is blanked (`DEV`: the function is read as a plain one), but not `__global__`.
+    if (s.length > name.length && s === '__global__') continue;
+    for (let i = source.indexOf(name, from); i >= 0 && i < to; i = source.indexOf(name, i + name.length)) {
+      if (isWordChar(source.charCodeAt(i - 1)) || isWordChar(source.charCodeAt(i + name.length)) || onDirectiveLine(source, i)) continue;
+      at.push({ at: i, name });
+    }
+  }
+  if (at.length === 0) return from === 0 && to === source.length ? source : source.slice(from, to);
+  at.sort((a, b) => a.at - b.at);
+  let out = '';
+  let cur = from;
+  for (const { at: i, name } of at) {
+    const s = spell.get(name)!;
+    out += source.slice(cur, i) + (s.length > name.length ? '' : s).padEnd(name.length, ' ');
+    cur = i + name.length;
+  }
+  return out + source.slice(cur, to);
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+function onDirectiveLine(source: string, at: number): boolean {
+  const line = source.lastIndexOf('\n', at - 1) + 1;
+  return /^[ \t]*#/.test(source.slice(line, at + 1));
 }
 
 function spellAlignas(source: string): string {
