@@ -68,6 +68,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   recursion: ['walk'],
   depthLimit: ['calls'],
   budget: [],
+  syntaxErrorInKernel: ['scale_kernel', 12, 2],
   kernelTruncated: ['big_kernel'],
   partial: [3, 12],
   pipelinesPending: [],

@@ -214,7 +214,8 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
   if (budget.fileTruncated || (budget.expired && !ir.incomplete)) report.diagnostics.push(say('budget', 1));
   let split: string[] | undefined;
   const lines = (): string[] => (split ??= source.split('\n'));
-  for (const k of ir.kernels) {
+  for (const k0 of ir.kernels) {
+    const k = withSyntaxErrors(k0, ir.syntaxErrors);
     const done = reportOf(k, lines, source, opts.gpu);
     report.diagnostics.push(...k.diagnostics, ...done.diagnostics);
     if (done.report) report.kernels.push(done.report);
@@ -232,6 +233,31 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     if (r.expired && !report.diagnostics.some((d) => d.code === 'budget')) report.diagnostics.push(say('budget', 1));
   }
   return report;
+}
+
+/** Kernels with the syntax errors inside them said, by the kernel as the frontend gave it and the errors' lines. */
+const withErrors = new WeakMap<KernelIR, { key: string; k: KernelIR }>();
+
+/**
+ * A kernel whose lines hold a syntax error (`FileIR.syntaxErrors`, in every
+ * language) counts only what the parser could read of it: it is said, and the
+ * kernel is `complete: false` (each number a lower bound, the intensity
+ * unknown). The frontends read what they can of an erroneous kernel and do
+ * not all see the error where it is (a CUDA `for` whose header the grammar
+ * cannot read was counted as one trip, with status ok).
+ */
+function withSyntaxErrors(k: KernelIR, errors: number[] | undefined): KernelIR {
+  // A stale kernel (WGSL: the last good analysis of a function that does not parse now) is said to be one already.
+  if (!errors?.length || !k.range || k.failed || k.truncated || k.diagnostics.some((d) => d.code === 'stale')) return k;
+  const { startLine, endLine } = k.range;
+  const inside = errors.filter((l) => l - 1 >= startLine && l - 1 <= endLine);
+  if (inside.length === 0) return k;
+  const key = inside.join(',');
+  const kept = withErrors.get(k);
+  if (kept?.key === key) return kept.k;
+  const out = { ...k, diagnostics: [...k.diagnostics, say('syntaxErrorInKernel', inside[0], k.name, inside[0], inside.length - 1)] };
+  withErrors.set(k, { key, k: out });
+  return out;
 }
 
 /** Thrown out of a pipeline's build when the launches left are to follow in the next call. */
@@ -271,7 +297,8 @@ function pipelinesOf(
       const budget = new Budget({ hardMs: outer.remainingMs(), parseMs: opts.parseMs ?? (opts.budgetMs === undefined ? undefined : Math.max(opts.budgetMs, PARSE_SAFETY_MS)), kernelSteps: opts.kernelSteps, fileSteps: opts.fileSteps });
       const one = FRONTENDS[language]({ source, parsers, user: { ...user, launch: inputs }, pragmas, budget, path, gpu: opts.gpu, launchGroup, ...givenWith(opts) });
       expired ||= budget.expired;
-      const k = one.kernels.find((x) => x.name === inputs.kernel);
+      const found = one.kernels.find((x) => x.name === inputs.kernel);
+      const k = found && withSyntaxErrors(found, one.syntaxErrors);
       if (!k) out = { report: undefined, footprints: [], why: pipelineText('kernelNotFound', inputs.kernel) };
       else if (k.truncated) out = { report: undefined, footprints: [], why: pipelineText('launchTruncated') };
       else {

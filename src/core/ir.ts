@@ -226,4 +226,6 @@ export interface FileIR {
   incomplete?: { analysed: number; total: number; scanned?: number; statements?: number };
   /** Every kernel is in, but the time slice ended before the launch pipelines were read: they follow. */
   pipelinesPending?: boolean;
+  /** Lines (1-based) of the syntax errors in the text the kernels were read from: a kernel that holds one is incomplete (analyze.ts). */
+  syntaxErrors?: number[];
 }

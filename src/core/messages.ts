@@ -114,6 +114,8 @@ export const MESSAGES = {
   recursion: d('warning', (name: string) => `recursive call to ${bt(name)} not inlined: counted as 0`, 'all'),
   depthLimit: d('warning', (what: string) => `${what} nested too deeply to follow: counted as 0`, 'all'),
   budget: d('warning', () => `the file-level analysis stopped at its budget: later kernels or launches may be missing`),
+  syntaxErrorInKernel: d('warning', (name: string, line: number, more: number) =>
+    `${bt(name)} holds a syntax error (line ${line}${more ? ` and ${more} more` : ''}): its counts cover only what could be read; fix the syntax to get its numbers`, 'all'),
   kernelTruncated: d('warning', (name: string) =>
     `${bt(name)} was cut short by the analysis budget: no numbers are shown (they would be too small); analyse it alone or with fewer kernels per file`, 'all'),
   partial: d('info', (done: number, total: number) => `analysed ${done} of ${total} kernels in this time slice; the rest follow`),
@@ -167,6 +169,7 @@ const REASONS: Partial<Record<MessageId, [string, string]>> = {
   recursion: ['recursive call not inlined', 'recursive calls not inlined'],
   depthLimit: ['too deep to follow', 'too deep to follow'],
   badArange: ['block of no size', 'blocks of no size'],
+  syntaxErrorInKernel: ['syntax error', 'syntax errors'],
   kernelTruncated: ['cut short by the analysis budget', 'cut short by the analysis budget'],
   internal: ['internal error', 'internal errors'],
 };

@@ -1176,3 +1176,29 @@ export function treesInUse(live: Iterable<Tree>): Set<Tree> {
   }
   return out;
 }
+
+/**
+ * The lines (`line(n)`) of a tree's syntax errors, error nodes and missing
+ * tokens, at most `max`, searched only below nodes whose `hasError` says one
+ * is there (and at most MAX_ERROR_DEPTH deep). A fact the frontends give the
+ * core, which marks a kernel whose lines hold one incomplete (analyze.ts).
+ */
+export function errorLines(root: SyntaxNode, line: (n: SyntaxNode) => number, max = 256): number[] {
+  const out = new Set<number>();
+  if (!root.hasError) return [];
+  const todo: { n: SyntaxNode; depth: number }[] = [{ n: root, depth: 0 }];
+  for (let t = todo.pop(); t && out.size < max; t = todo.pop()) {
+    const { n, depth } = t;
+    if (n.type === 'ERROR' || n.isMissing) {
+      out.add(line(n));
+      continue;
+    }
+    if (!n.hasError || depth >= MAX_ERROR_DEPTH) continue;
+    const kids = n.children;
+    for (let i = kids.length - 1; i >= 0; i--) todo.push({ n: kids[i], depth: depth + 1 });
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** How deep `errorLines` looks (a node hundreds of levels down is reported at its ancestor's statement by the frontends). */
+const MAX_ERROR_DEPTH = 256;

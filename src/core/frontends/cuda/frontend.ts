@@ -17,7 +17,7 @@ import { FileInfo } from './file';
 import { analyzeKernel } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
-import { searchTogether, syntaxRoot } from '../../syntax-tree';
+import { errorLines, searchTogether, syntaxRoot } from '../../syntax-tree';
 import type { Deps, RowEdit } from '../../deps';
 import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
@@ -168,10 +168,13 @@ function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers |
             frame,
           );
     const incomplete = r.incomplete ?? (defer ? { analysed: r.kernels.length, total: r.kernels.length } : undefined);
+    // The syntax errors of the text the kernels were read from (with its braces closed, while typing in a block left open).
+    const errors = errorLines(file.root, lineOf);
     return {
       language: 'cuda',
       kernels: r.kernels,
       diagnostics,
+      ...(errors.length ? { syntaxErrors: errors } : {}),
       ...(pipelines.length ? { pipelines } : {}),
       ...(incomplete ? { incomplete } : {}),
       ...(defer ? { pipelinesPending: true } : {}),

@@ -10,7 +10,7 @@
  */
 import { hash53 } from '../../hash';
 import type { Tree } from 'web-tree-sitter';
-import { syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
+import { errorLines, syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
 import { deferPipelines, KernelCache, movable, ReadsMemo, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
@@ -396,6 +396,8 @@ interface Scan {
   m: ModuleInfo;
   found: Found;
   errors: Diagnostic[];
+  /** The lines of every syntax error (`errorLines`). */
+  errorLines: number[];
 }
 
 /**
@@ -433,7 +435,7 @@ function scannedNow(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   if ('pending' in m) return m;
   const errors = root.hasError ? syntaxErrors(tree) : [];
   const found = findKernels(m);
-  const scan = { m, found, errors };
+  const scan = { m, found, errors, errorLines: errorLines(root, line) };
   if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepLatest(scans, key, { tree, scan, used, peak }, MAX_SCANS);
   return scan;
 }
@@ -500,6 +502,7 @@ export const tritonFrontend: Frontend = (ctx) => {
     return file;
   }
   const { m: own, found, errors } = scan;
+  if (scan.errorLines.length) file.syntaxErrors = scan.errorLines;
   // Helpers and values of the project modules this one imports from, when the host read them.
   const foreign = found.kernels.length ? foreignModules(ctx) : { modules: [], key: '' };
   const m = merged(own, foreign);

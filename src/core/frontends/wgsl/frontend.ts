@@ -187,6 +187,8 @@ function analyzeShader(
     out.diagnostics.push(d.severity === 'error' ? { ...dg, severity: 'error' } : dg);
   }
   const errors = ast.diagnostics.filter((d) => d.severity === 'error');
+  // The lines of the errors: an entry point that holds one is incomplete (analyze.ts).
+  if (errors.length) out.syntaxErrors = [...new Set([...(out.syntaxErrors ?? []), ...errors.map((d) => lineOf(d.start))])].sort((a, b) => a - b);
   // An entry point's reads of the module are its context (declarations it names, with their lines) and its own
   // line: answered again on the next version, also as they were before an edit (an Enter above it moves it).
   const contextOf = entryContexts(ast, mod, lineOf);
