@@ -110,3 +110,39 @@ describe('Triton time slices', () => {
     assertSane(r);
   });
 });
+
+describe('Triton: a statement the grammar runs on past its line end', () => {
+  const kernel = (body: string[]) =>
+    [
+      'import triton',
+      'import triton.language as tl',
+      '@triton.jit',
+      'def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):',
+      '    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)',
+      '    x = tl.load(x_ptr + offs, mask=offs < n)',
+      ...body.map((l) => `    ${l}`),
+      'def go(x, y, n):',
+      '    k[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)',
+    ].join('\n');
+  const run = async (src: string) => analyzeSource(src, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'typing.py', set: { n: 4096 } });
+
+  it('half-typed (`y = x * 2.0 +` above a store): a syntax error at that line, the kernel incomplete, never status ok', async () => {
+    const r = await run(kernel(['y = x * 2.0 +', 'tl.store(y_ptr + offs, x * 3.0, mask=offs < n)']));
+    assert.ok(r.diagnostics.some((d) => d.code === 'parseError' && d.line === 7 && /ends its line but not its statement/.test(d.message)), JSON.stringify(r.diagnostics));
+    const k = r.kernels[0];
+    assert.equal(k.complete, false);
+    assert.deepEqual(k.incompleteReasons, ['syntaxErrorInKernel']);
+  });
+
+  it('brackets, a backslash, strings and comments continue a statement as Python does: no error', async () => {
+    const { unendedRows } = await import('../src/core/frontends/triton/continuation');
+    assert.deepEqual(unendedRows('y = f(a,\n      b)  # (\n'), [1]);
+    assert.deepEqual(unendedRows('y = a + \\\n    b\n'), [1]);
+    assert.deepEqual(unendedRows('s = """a\nb""" + \'x\'\n'), [1]);
+    assert.deepEqual(unendedRows("s = 'open\ny = 1\n"), [0, 1]);
+    assert.deepEqual(unendedRows('y = a +\nb\n'), [0, 1]);
+    const r = await run(kernel(['y = x * 2.0 + \\', '    x * 3.0', 's = tl.sum(x,  # (', '           axis=0)', 'tl.store(y_ptr + offs, y + s, mask=offs < n)']));
+    assert.ok(!r.diagnostics.some((d) => d.code === 'parseError'), JSON.stringify(r.diagnostics));
+    assert.equal(r.kernels[0].complete, true);
+  });
+});

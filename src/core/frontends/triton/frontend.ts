@@ -11,6 +11,7 @@
 import { hash53 } from '../../hash';
 import type { Tree } from 'web-tree-sitter';
 import { errorLines, syntaxRoot, type SyntaxNode as Node } from '../../syntax-tree';
+import { unendedLines } from './continuation';
 import { deferPipelines, KernelCache, movable, ReadsMemo, runKernels, type KernelJob } from '../../engine/driver';
 import { Notes } from '../../engine/recorder';
 import type { Frontend, FrontendContext } from '../../frontend';
@@ -435,7 +436,11 @@ function scannedNow(tree: Tree, ctx: FrontendContext): Scan | PendingScan {
   if ('pending' in m) return m;
   const errors = root.hasError ? syntaxErrors(tree) : [];
   const found = findKernels(m);
-  const scan = { m, found, errors, errorLines: errorLines(root, line) };
+  // Statements the grammar ran on past a line end (half-typed code): syntax errors the tree does not have.
+  const unended = [...m.functions.values()].filter((f) => f.isJit).flatMap((f) => unendedLines(f.node, line));
+  for (const u of unended.slice(0, 5)) errors.push(say('parseError', u.line, `\`${shorten(u.text, 40)}\` ends its line but not its statement (Python goes on to the next line only inside brackets or after \\)`));
+  const lines = [...new Set([...errorLines(root, line), ...unended.map((u) => u.line)])].sort((a, b) => a - b);
+  const scan = { m, found, errors, errorLines: lines };
   if (fits && !ctx.budget.fileTruncated && !ctx.budget.expired) keepLatest(scans, key, { tree, scan, used, peak }, MAX_SCANS);
   return scan;
 }
