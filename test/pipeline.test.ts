@@ -143,6 +143,21 @@ describe('pipelines', () => {
     assert.match(pipelineLens(pl, gpu.name), /no launch has numbers/);
   });
 
+  it('CUDA: a launcher called in an `if` condition launches before either arm runs (`if (rmsnorm(…) != 0) return;`)', async () => {
+    const p = await loadParsers();
+    const base = fs.readFileSync(path.join(__dirname, 'fixtures', 'cuda', 'pipeline_layers.cu'), 'utf8');
+    const src = base
+      .replace('void rmsnorm(const float* x, const float* w, float* y, int rows, int C) {\n  rmsnorm_kernel<<<rows, 256>>>(x, w, y, C);\n}', 'int rmsnorm(const float* x, const float* w, float* y, int rows, int C) {\n  rmsnorm_kernel<<<rows, 256>>>(x, w, y, C);\n  return 0;\n}')
+      .replace('    rmsnorm(x, wn, h, rows, C);\n', '    if (rmsnorm(x, wn, h, rows, C) != 0) return;\n');
+    assert.notEqual(src, base);
+    assert.match(src, /if \(rmsnorm\(x, wn, h, rows, C\) != 0\) return;/);
+    const r = analyzeSource(src, p, { gpu: findGpu('h100-sxm')!, path: 'if-launch.cu' });
+    const forward = r.pipelines!.find((x) => x.name === 'forward')!;
+    // As the fixture's: 4 layers of rmsnorm → matmul → add, then the final rmsnorm.
+    assert.equal(forward.total.launches, 13);
+    assert.deepEqual(forward.launches.map((l) => l.kernel), ['rmsnorm_kernel', 'matmul_kernel', 'residual_add_kernel', 'rmsnorm_kernel']);
+  });
+
   it('CUDA: each launch is analysed for the selected GPU (`__CUDA_ARCH__`), as the kernel itself is', async () => {
     const p = await loadParsers();
     const src = fs

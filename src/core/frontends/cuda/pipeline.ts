@@ -259,8 +259,11 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
         const cons = st.childForFieldName('consequence');
         const alt = st.childForFieldName('alternative');
         const altBody = alt ? named(alt)[0] : undefined;
-        // Only the condition launches (`if (run_and_check(…)) return;`): which arm runs changes nothing the walk
-        // keeps, so the condition is not evaluated (it can inline a large host function).
+        // The condition runs first, whichever arm follows: its launches (`if (run_and_check(…)) return;`).
+        const condition = st.childForFieldName('condition');
+        if (condition && mayLaunch(condition)) visitCalls(condition, w, launches);
+        // Only the condition launches: which arm runs changes nothing the walk keeps, so the condition is not
+        // evaluated (it can inline a large host function).
         if (!armMatters(cons) && !armMatters(altBody)) return;
         const t = decide(st, w);
         if (t === true) {
@@ -287,14 +290,15 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
       default:
         break;
     }
-    // Calls, innermost first (arguments run before the call they are passed to).
-    const visit = (n: Node, depth: number): void => {
-      if (depth > 60 || n.type === 'lambda_expression') return;
-      for (const c of named(n)) visit(c, depth + 1);
-      if (n.type === 'call_expression') call(n, w, launches);
-    };
-    visit(st, 0);
+    visitCalls(st, w, launches);
     track(st, w);
+  };
+
+  /** The calls in `n`, innermost first (arguments run before the call they are passed to). */
+  const visitCalls = (n: Node, w: Walk, launches: HostLaunchFact[], depth = 0): void => {
+    if (depth > 60 || n.type === 'lambda_expression') return;
+    for (const c of named(n)) visitCalls(c, w, launches, depth + 1);
+    if (n.type === 'call_expression') call(n, w, launches);
   };
 
   const call = (c: Node, w: Walk, launches: HostLaunchFact[]): void => {
