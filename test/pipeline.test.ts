@@ -158,6 +158,36 @@ describe('pipelines', () => {
     assert.deepEqual(forward.launches.map((l) => l.kernel), ['rmsnorm_kernel', 'matmul_kernel', 'residual_add_kernel', 'rmsnorm_kernel']);
   });
 
+  it("CUDA: a host `switch` runs one case (the host values', else its first that launches, said so); a loop's counter decides nothing inside it", async () => {
+    const p = await loadParsers();
+    const kernels = [
+      'template <int B> __global__ void scale(float* y, const float* x, int n) { int i = blockIdx.x * B + threadIdx.x; if (i < n) y[i] = 2.0f * x[i]; }',
+      '__global__ void shift(float* y, const float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] + 1.0f; }',
+      'template <class T> void dispatch(int threads, int n, T* y, const T* x) {',
+      '  switch (threads) {',
+      '    case 256: scale<256><<<n / 256, 256>>>(y, x, n); break;',
+      '    case 128: { scale<128><<<n / 128, 128>>>(y, x, n); break; }',
+      '    case 64:',
+      '    default: shift<<<n / 64, 64>>>(y, x, n);',
+      '  }',
+      '}',
+    ];
+    const run = (main: string[]) => analyzeSource([...kernels, ...main].join('\n'), p, { gpu: findGpu('h100-sxm')!, path: 'switch.cu' });
+    const launches = (r: ReturnType<typeof run>, name: string) => (r.pipelines ?? []).find((x) => x.name === name)?.launches.map((l) => `${l.kernel}:${l.repeatNote ?? ''}`);
+    // A dispatcher alone is no pipeline (one launch), whatever its value.
+    assert.equal(launches(run([]), 'dispatch'), undefined);
+    // Decided by the caller's values: 128 takes its braced case, 64 falls through to the default, 512 takes the default.
+    const decided = run(['int main() {', '  dispatch<float>(128, 4096, nullptr, nullptr);', '  dispatch<float>(64, 4096, nullptr, nullptr);', '  dispatch<float>(512, 4096, nullptr, nullptr);', '}']);
+    assert.deepEqual(launches(decided, 'main'), ['scale:', 'shift:', 'shift:']);
+    // In a loop over the sizes: the counter's first value decides nothing: the first case that launches, said so.
+    const looped = run(['int main() {', '  for (int t = 64; t <= 256; t += 64) {', '    dispatch<float>(t, 4096, nullptr, nullptr);', '    dispatch<float>(128, 4096, nullptr, nullptr);', '  }', '}']);
+    const l = launches(looped, 'main');
+    assert.equal(l?.length, 2);
+    assert.match(l![0], /^scale:.*`switch threads` \(line 4\), not decided: its first case that launches counted/);
+    assert.ok(!/not decided/.test(l![1]), l![1]);
+    assert.deepEqual(looped.pipelines!.find((x) => x.name === 'main')!.launches.map((x) => x.repeat), [4, 4]);
+  });
+
   it('CUDA: each launch is analysed for the selected GPU (`__CUDA_ARCH__`), as the kernel itself is', async () => {
     const p = await loadParsers();
     const src = fs

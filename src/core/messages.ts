@@ -262,7 +262,7 @@ export const PIPELINE_TEXT = {
   loopUnknownAt: (line: number) => `the trip count of the loop at line ${line} is unknown`,
   whileUnknown: (kind: string, line: number) => `a ${bt(kind)} loop (line ${line}) runs an unknown number of times`,
   ifUndecided: (cond: string, line: number) => `inside ${bt('if ' + cond)} (line ${line}), not decided: counted as taken`,
-  switchAll: (line: number) => `inside the ${bt('switch')} at line ${line}: every case counted`,
+  switchUndecided: (cond: string, line: number) => `inside ${bt('switch ' + cond)} (line ${line}), not decided: its first case that launches counted`,
   // the per-launch analysis (LaunchInputs.label, shown in the bindings' details)
   launchLabel: (line: number) => `pipeline launch at line ${line}`,
   // why a launch has no numbers (unresolved)

@@ -44,6 +44,13 @@ interface Walk {
   callLine?: number;
   /** The functions on the way (no recursion). */
   stack: FnDef[];
+  /**
+   * Variables that change from one trip of an enclosing loop to the next (its
+   * counter, what its body assigns): the host values hold their first trip's,
+   * so a condition, a trip count or a launcher's argument that reads one is
+   * not decided from them.
+   */
+  varying?: ReadonlySet<string>;
 }
 
 const MAX_DEPTH = 4;
@@ -196,6 +203,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
         sign = r.childForFieldName('operator')!.text === '+' ? 1 : -1;
       }
     }
+    if (readsVarying(lo, w) || readsVarying(bound, w) || readsVarying(stepNode, w)) return unknown;
     const host = hostAt(st, w.params);
     const vs = [valueOf(host, lo), valueOf(host, bound), stepNode ? valueOf(host, stepNode) : { x: step, set: [] }];
     const [a, z] = [vs[0].x, vs[1].x];
@@ -215,12 +223,37 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
   };
 
   const decide = (st: Node, w: Walk): boolean | undefined => {
+    if (readsVarying(st.childForFieldName('condition'), w)) return undefined;
     const v = evalExpr(hostAt(st, w.params), st.childForFieldName('condition'));
     if (v.e) {
       const x = evaluate(v.e, env);
       if (x !== undefined) return x !== 0;
     }
     return v.cond ? evalCond(v.cond, env) : undefined;
+  };
+
+  /**
+   * The index of the case a `switch` runs with the host values (the `default`
+   * one when none matches; `cases.length` when nothing runs), undefined when
+   * the value or a case's is not known.
+   */
+  const chooseCase = (st: Node, cases: Node[], w: Walk): number | undefined => {
+    if (readsVarying(st.childForFieldName('condition'), w)) return undefined;
+    const host = hostAt(st, w.params);
+    const x = numberOf(host, st.childForFieldName('condition'));
+    if (x === undefined) return undefined;
+    let fallback = cases.length;
+    for (let i = 0; i < cases.length; i++) {
+      const value = cases[i].childForFieldName('value');
+      if (!value) {
+        fallback = i;
+        continue;
+      }
+      const v = numberOf(host, value);
+      if (v === undefined) return undefined;
+      if (v === x) return i;
+    }
+    return fallback;
   };
 
   const walkStmt = (st: Node, w: Walk, launches: HostLaunchFact[], nesting: number): void => {
@@ -241,7 +274,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
         const t = trips(st, w);
         const init = st.childForFieldName('initializer');
         if (init?.type === 'declaration') track(init, w);
-        const inner: Walk = { ...w, repeat: w.repeat === null || t.n === null ? null : w.repeat * t.n, repeatNote: join(w.repeatNote, t.note) };
+        const inner: Walk = { ...w, repeat: w.repeat === null || t.n === null ? null : w.repeat * t.n, repeatNote: join(w.repeatNote, t.note), varying: varyingIn(st, w) };
         const body = st.childForFieldName('body');
         if (body) walkStmt(body, inner, launches, nesting + 1);
         return;
@@ -250,7 +283,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
       case 'do_statement':
       case 'for_range_loop': {
         const kind = st.type === 'while_statement' ? 'while' : st.type === 'do_statement' ? 'do' : 'for (… : …)';
-        const inner: Walk = { ...w, repeat: null, repeatNote: join(w.repeatNote, pipelineText('whileUnknown', kind, lineOf(st))) };
+        const inner: Walk = { ...w, repeat: null, repeatNote: join(w.repeatNote, pipelineText('whileUnknown', kind, lineOf(st))), varying: varyingIn(st, w) };
         const body = st.childForFieldName('body');
         if (body) walkStmt(body, inner, launches, nesting + 1);
         return;
@@ -282,9 +315,32 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
         return;
       }
       case 'switch_statement': {
+        // One case runs (and the ones it falls through to, up to a `break`): the one the host values choose, or,
+        // not decided, the first that launches, said so (as an undecided `if` counts its first arm).
         const body = st.childForFieldName('body');
-        const inner: Walk = { ...w, repeatNote: join(w.repeatNote, pipelineText('switchAll', lineOf(st))) };
-        for (const c of body ? named(body) : []) for (const s of named(c)) walkStmt(s, inner, launches, nesting + 1);
+        const cases = body ? named(body).filter((c) => c.type === 'case_statement') : [];
+        const condition = st.childForFieldName('condition');
+        if (condition && mayLaunch(condition)) visitCalls(condition, w, launches);
+        const statements = (c: Node): Node[] => {
+          const value = c.childForFieldName('value');
+          return named(c).filter((x) => x !== value && x.startIndex !== value?.startIndex);
+        };
+        const from = chooseCase(st, cases, w);
+        const start = from ?? cases.findIndex((c, i) => cases.slice(i).some((d) => statements(d).some(mayLaunch)));
+        if (start < 0) return;
+        const cond = condition ? brief(condition, 40).replace(/^\(\s*|\s*\)$/g, '') : '';
+        const inner: Walk = from === undefined ? { ...w, repeatNote: join(w.repeatNote, pipelineText('switchUndecided', cond, lineOf(st))) } : w;
+        for (let i = start; i < cases.length; i++) {
+          for (const s of statements(cases[i])) {
+            if (s.type === 'break_statement' || s.type === 'return_statement') {
+              if (s.type === 'return_statement') walkStmt(s, inner, launches, nesting + 1);
+              return;
+            }
+            walkStmt(s, inner, launches, nesting + 1);
+            // `case 1: { …; break; }`
+            if (s.type === 'compound_statement' && named(s).some((x) => x.type === 'break_statement' || x.type === 'return_statement')) return;
+          }
+        }
         return;
       }
       default:
@@ -337,7 +393,7 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
     const ids = new Map<string, string>();
     paramNames(g.node).forEach((p, i) => {
       if (!p || !args[i]) return;
-      const x = numberOf(host, args[i]);
+      const x = readsVarying(args[i], w) ? undefined : numberOf(host, args[i]);
       if (x !== undefined) params.set(p, x);
       const id = idOf(w, args[i]);
       if (id) ids.set(p, id);
@@ -405,9 +461,11 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
 }
 
 function calleeName(c: Node): string | undefined {
-  const f = c.childForFieldName('function');
+  let f = c.childForFieldName('function');
+  // `launch<float>(…)`: the template's name.
+  if (f?.type === 'template_function') f = f.childForFieldName('name');
   if (f?.type === 'identifier') return f.text;
-  if (f?.type === 'qualified_identifier') return f.text.replace(/\s+/g, '').split('::').pop();
+  if (f?.type === 'qualified_identifier') return f.text.replace(/\s+/g, '').replace(/<.*$/, '').split('::').pop();
   return undefined;
 }
 
@@ -458,6 +516,28 @@ export function launchingFunctions(file: FileInfo): Map<string, boolean> {
   });
   launching.set(file, reaches);
   return reaches;
+}
+
+/** The variables a loop changes from one trip to the next (its header's and its body's assignments), with the enclosing loops'. */
+function varyingIn(loop: Node, w: Walk): ReadonlySet<string> {
+  const out = new Set(w.varying ?? []);
+  const init = loop.childForFieldName('initializer');
+  if (init?.type === 'declaration') for (const d of init.childrenForFieldName('declarator')) {
+    const name = declaredName(d);
+    if (name) out.add(name);
+  }
+  for (const a of loop.descendantsOfType(['assignment_expression', 'update_expression'])) {
+    const target = a.childForFieldName(a.type === 'assignment_expression' ? 'left' : 'argument');
+    if (target?.type === 'identifier') out.add(target.text);
+  }
+  return out;
+}
+
+/** Whether `n` reads a variable that changes from one trip of an enclosing loop to the next. */
+function readsVarying(n: Node | null | undefined, w: Walk): boolean {
+  if (!n || !w.varying?.size) return false;
+  if (n.type === 'identifier') return w.varying.has(n.text);
+  return n.descendantsOfType('identifier').some((x) => x !== null && w.varying!.has(x.text));
 }
 
 function join(a: string | undefined, b: string): string {
