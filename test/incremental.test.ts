@@ -449,6 +449,8 @@ describe('incremental analysis equals a cold one after every edit', function () 
       ['    ss += v * v;', '    ss += v * v + 0.0f;', true],
       // A host function that launches nothing, called on the way: its text is not read, only that it launches nothing.
       ['  long bytes = (long)rows * C * 4;', '  long bytes = (long)rows * C * 8;', true],
+      // A launcher that runs one launch at most, which no pipeline calls.
+      ['  int threads = 256;\n  if (which > 0)', '  int threads = 512;\n  if (which > 0)', true],
       ['  if (i < n) out[i] = a[i] + b[i];', '  if (i < n) out[i] = a[i] + b[i] * 1.0f;', true],
       ['__global__ void residual_add_kernel(float* out, const float* a,', '__global__ void residual_add_kernel(float* o, const float* a,', false],
       ['  dim3 block(16, 16);', '  dim3 block(16, 8);', false],

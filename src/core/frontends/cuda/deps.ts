@@ -59,7 +59,7 @@ function answer(file: FileInfo, map: string, key: string): string {
     case 'hostFns':
       return [...hostFunctions(file)].map(([name, d]) => `${name}@${answerRow(d.node.startPosition.row)}-${answerRow(d.node.endPosition.row)}`).join(';') || NONE;
     case 'reaches':
-      return [...launchingFunctions(file)].filter(([, r]) => r).map(([name]) => name).join(',') || NONE;
+      return [...launchingFunctions(file)].filter(([, n]) => n > 0).map(([name, n]) => `${name}:${n}`).join(',') || NONE;
     case 'params': {
       const k = file.kernels.find((x) => x.name === key);
       return k ? paramNames(k.node).join(',') : NONE;

@@ -78,8 +78,8 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
   // Which host functions launch, read as one answer on the file (`reaches:*`, ./deps.ts): an edit in a host
   // function that launches nothing (a config dump, argument parsing) does not build the pipelines again.
   noteQuery('reaches:*');
-  const reaches = launchingFunctions(file);
-  const launchesIn = (def: FnDef): boolean => reaches.get(def.name) === true;
+  const runsAtMost = launchingFunctions(file);
+  const launchesIn = (def: FnDef): boolean => (runsAtMost.get(def.name) ?? 0) > 0;
 
   /**
    * A host interpreter standing just before `node`, its function's parameters
@@ -436,7 +436,8 @@ export function cudaPipelines(ctx: FrontendContext, file: FileInfo): HostPipelin
 
   for (const def of hostFns.values()) {
     if (ctx.budget.spent()) break;
-    if (!launchesIn(def) || oneRunAtMost(def)) continue;
+    // At most one launch runs (a launcher, a dispatcher): no pipeline, and its text is not read.
+    if ((runsAtMost.get(def.name) ?? 0) < 2 || oneRunAtMost(def)) continue;
     const launches: HostLaunchFact[] = [];
     for (const k of Object.keys(names)) delete names[k];
     const given = callerParams(ctx, file, b, def.body!, 0, states);
@@ -476,21 +477,27 @@ function library(c: Node): string | undefined {
   return m && !NOT_WORK.test(name!) ? LIBRARY_NAMES[m[1]] : undefined;
 }
 
-const launching = new WeakMap<FileInfo, Map<string, boolean>>();
+const launching = new WeakMap<FileInfo, Map<string, number>>();
+const LOOPS = new Set(['for_statement', 'while_statement', 'do_statement', 'for_range_loop']);
 
 /**
- * Whether each host function launches kernels or library work, directly or
- * through host functions it calls (at most MAX_DEPTH calls deep), by name:
- * worked out in the order of the file's host functions, read without
- * recording. The pipelines read it as the query `reaches:*` (./deps.ts).
+ * How many launches (kernels or library work) each host function can run,
+ * directly or through host functions it calls (at most MAX_DEPTH calls
+ * deep), by name: 0 (none), 1, or 2 for two or more (a launch in a loop, two
+ * sites, both arms of an `if` added up: a bound, not a count). Worked out in
+ * the order of the file's host functions, read without recording: the
+ * pipelines read it as the query `reaches:*` (./deps.ts), so typing in a
+ * host function that launches nothing, or in a launcher that runs one
+ * kernel, does not build them again.
  */
-export function launchingFunctions(file: FileInfo): Map<string, boolean> {
+export function launchingFunctions(file: FileInfo): Map<string, number> {
   const known = launching.get(file);
   if (known) return known;
-  const reaches = new Map<string, boolean>();
+  const runs = new Map<string, number>();
   recordInto(undefined, () => {
     const launchAt = new Set(file.launches.map((s) => s.call.startIndex));
     const hostFns = hostFunctions(file);
+    const reaches = new Map<string, boolean>();
     const launchesIn = (def: FnDef, depth: number): boolean => {
       const hit = reaches.get(def.name);
       if (hit !== undefined) return hit;
@@ -513,9 +520,39 @@ export function launchingFunctions(file: FileInfo): Map<string, boolean> {
       return r;
     };
     for (const def of hostFns.values()) launchesIn(def, 0);
+    const inLoop = (c: Node, fn: Node): boolean => {
+      for (let p = c.parent; p && p !== fn; p = p.parent) if (LOOPS.has(p.type)) return true;
+      return false;
+    };
+    const runsOf = (def: FnDef): number => {
+      const hit = runs.get(def.name);
+      if (hit !== undefined) return hit;
+      if (!reaches.get(def.name)) {
+        runs.set(def.name, 0);
+        return 0;
+      }
+      // Recursion: no bound.
+      runs.set(def.name, 2);
+      let n = 0;
+      for (const c of def.node.descendantsOfType('call_expression')) {
+        if (!c) continue;
+        let k = 0;
+        if (launchAt.has(c.startIndex) || library(c)) k = 1;
+        else {
+          const g = hostFns.get(calleeName(c) ?? '');
+          if (g && g !== def) k = runsOf(g);
+        }
+        if (k > 0 && inLoop(c, def.node)) k = 2;
+        n = Math.min(2, n + k);
+        if (n >= 2) break;
+      }
+      runs.set(def.name, n);
+      return n;
+    };
+    for (const def of hostFns.values()) runsOf(def);
   });
-  launching.set(file, reaches);
-  return reaches;
+  launching.set(file, runs);
+  return runs;
 }
 
 /** The variables a loop changes from one trip to the next (its header's and its body's assignments), with the enclosing loops'. */
