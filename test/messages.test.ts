@@ -25,6 +25,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   stale: ['add_kernel'],
   includeNotRead: ['common.h'],
   importNotRead: ['config', 'config.wgsl, shared/config.wgsl'],
+  shaderDefine: ['msaa16', false],
   interpolation: ['WORKGROUP'],
   unresolvedCode: ['shaderCode'],
   shaderFromFunction: ['makeShader'],

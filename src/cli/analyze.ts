@@ -69,6 +69,8 @@ export function unusedSets(user: UserInputs, files: MultiGpuFile[]): string[] {
   for (const name of Object.keys(user.set)) if (files.some((f) => f.kernels.length && GEOMETRY[f.language]?.test(name))) used.add(name);
   for (const k of kernels) for (const name of Object.keys(k.bindings ?? {})) used.add(name);
   for (const f of files) for (const pl of f.pipelines ?? []) for (const l of pl.launches) for (const name of Object.keys(l.bindings ?? {})) used.add(name);
+  // A name a shader's `#ifdef` reads (WGSL preprocessor conditionals).
+  for (const f of files) for (const d of f.diagnostics) if (d.code === 'shaderDefine') used.add(/`#ifdef ([A-Za-z_]\w*)`/.exec(d.message)?.[1] ?? '');
   return Object.keys(user.set).filter((name) => !used.has(name));
 }
 

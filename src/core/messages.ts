@@ -43,6 +43,10 @@ export const MESSAGES = {
   kernelsNotFound: d('warning', (lang: string, defs: string) =>
     `the file defines ${defs} but no ${lang} kernel could be read: check the syntax errors above`),
   stale: d('warning', (name: string) => `${bt(name)} does not parse now: showing its last good analysis (stale)`),
+  shaderDefine: d('info', (name: string, on: boolean) =>
+    on
+      ? `${bt('#ifdef ' + name)}: ${bt(name)} is set, so the shader is read as a build that defines it`
+      : `${bt('#ifdef ' + name)}: ${bt(name)} is not defined here, so the shader is read as a build without it; --set ${name}=1 reads it with`),
   importNotRead: d('info', (spec: string, tried: string) =>
     `${bt(`#import ${spec}`)} is not read${tried ? ` (not found at ${tried})` : ' (no file text was supplied)'}: types and functions defined there are unknown here`),
   includeNotRead: d('info', (path: string) => `${bt(`#include "${path}"`)} is not analysed: macros and helpers defined there are unknown here`),

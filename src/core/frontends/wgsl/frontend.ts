@@ -119,11 +119,13 @@ function scanHostNow(ctx: FrontendContext, hostLine: (offset: number) => number)
  */
 function withImports(ctx: FrontendContext, hostLine: (offset: number) => number, diags: Diagnostic[]): Shader {
   const src = ctx.source;
-  if (!src.includes('#import')) return { code: src, lineOf: hostLine, embedded: undefined };
+  const conditional = src.includes('#if');
+  if (!src.includes('#import') && !conditional) return { code: src, lineOf: hostLine, embedded: undefined };
+  const defined = definedNames(ctx);
   const requests = relatedRequests('wgsl', src);
-  const lines = src.split('\n');
   const blank = (l: string) => (WGSL_IMPORT.test(l.replace(/\r$/, '')) ? l.replace(/[^\r]/g, ' ') : l);
-  let code = lines.map(blank).join('\n');
+  const read = (text: string, line: (row: number) => number | undefined): string => resolveDefines(text, defined, line, diags).split('\n').map(blank).join('\n');
+  let code = read(src, (row) => row + 1);
   const own = code.length;
   const at: { from: number; line: number }[] = [];
   const seen = new Set<string>();
@@ -134,19 +136,82 @@ function withImports(ctx: FrontendContext, hostLine: (offset: number) => number,
     // An imported file's own imports come first (they define what it uses), one level deep.
     if (depth === 0) for (const inner of relatedRequests('wgsl', r.text)) append(inner.spec, line, 1);
     at.push({ from: code.length, line });
-    code += '\n' + r.text.split('\n').map(blank).join('\n');
+    // An imported file's conditionals are said at the `#import` (once per name, as its own).
+    code += '\n' + read(r.text, () => undefined);
   };
   for (const q of requests) {
     if (ctx.related?.[q.spec]) append(q.spec, q.line, 0);
     else diags.push(say('importNotRead', q.line, q.spec, ctx.related ? q.candidates.join(', ') : ''));
   }
   const lineOf = (offset: number): number => {
-    if (offset < own) return hostLine(offset);
+    // The own text's end too (a function that ends the file, with no line end after it).
+    if (offset <= own) return hostLine(offset);
     let line = at[0]?.line ?? 1;
     for (const a of at) if (offset >= a.from) line = a.line;
     return line;
   };
   return { code, lineOf, embedded: undefined, own };
+}
+
+/** The names `#ifdef` takes as defined: a `--set`/settings or pragma value other than 0 or false. */
+function definedNames(ctx: FrontendContext): Set<string> {
+  const out = new Set<string>();
+  const on = (v: unknown) => v !== 0 && v !== false && v !== '0' && v !== 'false';
+  for (const [name, v] of Object.entries(ctx.user.set)) if (on(v)) out.add(name);
+  for (const p of ctx.pragmas) if (on(p.value)) out.add(p.name);
+  return out;
+}
+
+/** `#ifdef NAME`, `#ifndef NAME`, `#else`, `#endif` lines (naga_oil's and vello's shader preprocessor). */
+const DEFINE_DIRECTIVE = /^[ \t]*#(ifdef|ifndef|else|endif)\b[ \t]*([A-Za-z_]\w*)?/;
+
+/**
+ * A shader with the conditionals of its preprocessor (vello, naga_oil:
+ * `#ifdef msaa` … `#else` … `#endif`) resolved as a build that defines the
+ * names `defined` holds and no other: the directive lines and the lines of
+ * the branches not taken blanked (places and lines kept). WGSL has no such
+ * directives: the parser stopped at each (a syntax error in the kernels that
+ * hold one). Each name is said once (`line(row)`, undefined: not said):
+ * which branch is read and how to read the other. A conditional that is not
+ * closed, or an `#if` with an expression, is left as written.
+ */
+function resolveDefines(text: string, defined: ReadonlySet<string>, line: (row: number) => number | undefined, diags: Diagnostic[]): string {
+  if (!text.includes('#if')) return text;
+  const lines = text.split('\n');
+  const out = [...lines];
+  const stack: { active: boolean; taken: boolean; row: number }[] = [];
+  const said = new Set<string>();
+  const notes: Diagnostic[] = [];
+  const active = () => stack.every((s) => s.active);
+  for (let row = 0; row < lines.length; row++) {
+    const m = DEFINE_DIRECTIVE.exec(lines[row]);
+    if (!m) {
+      if (!active()) out[row] = lines[row].replace(/[^\r]/g, ' ');
+      continue;
+    }
+    const [, kind, name] = m;
+    if (kind === 'ifdef' || kind === 'ifndef') {
+      if (!name) return text;
+      const on = defined.has(name) === (kind === 'ifdef');
+      stack.push({ active: on, taken: on, row });
+      const at = line(row);
+      if (at !== undefined && !said.has(name)) {
+        said.add(name);
+        notes.push(say('shaderDefine', at, name, defined.has(name)));
+      }
+    } else if (kind === 'else') {
+      const top = stack[stack.length - 1];
+      if (!top) return text;
+      top.active = !top.taken;
+      top.taken = true;
+    } else {
+      if (!stack.pop()) return text;
+    }
+    out[row] = lines[row].replace(/[^\r]/g, ' ');
+  }
+  if (stack.length) return text;
+  diags.push(...notes);
+  return out.join('\n');
 }
 
 /** The shaders a host imports by name (`import blurWGSL from './blur.wgsl'`) that the host read. */
