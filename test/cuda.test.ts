@@ -743,3 +743,24 @@ describe('CUDA: macros that stand for qualifiers or an unroll pragma', () => {
     assert.ok(syntax(own).some((d) => d.startsWith('3:')), syntax(own).join('\n'));
   });
 });
+
+describe('CUDA: `typename` before a braced dependent type in an expression (CuTe)', () => {
+  it('is read as the brace initialization it is, not a syntax error; a declaration keeps it', async () => {
+    const src = [
+      'template <class Traits>',
+      '__global__ void k(float* y, const float* x, int n) {',
+      '  auto s = make_layout(typename Traits::SmemLayoutX{}, typename Traits::template Tile<4>::Shape {});',
+      '  typename Traits::Index i{};',
+      '  i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  for (int j = 0; j < 4; ++j) y[i * 4 + j] = 2.0f * x[i * 4 + j];',
+      '}',
+      'void go(float* y, const float* x, int n) { k<int><<<n / 1024, 256>>>(y, x, n); }',
+    ].join('\n');
+    const r = analyzeSource(src, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'typename.cu', set: { n: 4096 } });
+    assert.deepEqual(r.diagnostics.filter((d) => d.code === 'parseError' || d.code === 'syntaxErrorInKernel').map((d) => d.line), [3, 3]);
+    const plain = analyzeSource(src.replace(', typename Traits::template Tile<4>::Shape {}', ''), await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'typename2.cu', set: { n: 4096 } });
+    assert.deepEqual(plain.diagnostics.filter((d) => d.code === 'parseError'), []);
+    // 4 iterations × 1 FLOP per thread, 256 threads.
+    assert.equal(plain.kernels[0].perUnit.flops, 4 * 256);
+  });
+});

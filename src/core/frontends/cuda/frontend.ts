@@ -264,7 +264,7 @@ function spelled(source: string, head?: string): string {
   if (lastSpelled?.from === source) return lastSpelled.to;
   const ended = endUnterminatedComment(source);
   // The headers' part is the text's first `head.length` characters, unless a comment the headers leave open was ended.
-  const to = resolveGuards(spellAlignas(spellQualifierMacros(ended, ended === source ? head : undefined)));
+  const to = resolveGuards(spellAlignas(spellDependentTypes(spellQualifierMacros(ended, ended === source ? head : undefined))));
   lastSpelled = { from: source, to };
   return to;
 }
@@ -451,6 +451,21 @@ function isWordChar(c: number): boolean {
 function onDirectiveLine(source: string, at: number): boolean {
   const line = source.lastIndexOf('\n', at - 1) + 1;
   return /^[ \t]*#/.test(source.slice(line, at + 1));
+}
+
+/**
+ * `typename` before a dependent type built with braces in an expression
+ * (`make_tensor(p, typename Traits::SmemLayoutX{})`, CuTe's idiom): the
+ * grammar reads no such expression (a syntax error, "missing `::`", the most
+ * frequent one in the CUDA corpora), and without the keyword it reads a
+ * qualified type's brace initialization, which is what it is. Blanked there
+ * only (a declaration, `typename T::type x{};`, names a variable between).
+ */
+const DEPENDENT_BRACED = /\btypename(?=\s+(?:::)?[A-Za-z_]\w*(?:\s*<[^<>;{}()]*>)?(?:\s*::\s*[A-Za-z_]\w*(?:\s*<[^<>;{}()]*>)?)+\s*\{)/g;
+
+function spellDependentTypes(source: string): string {
+  if (!source.includes('typename')) return source;
+  return source.replace(DEPENDENT_BRACED, '        ');
 }
 
 function spellAlignas(source: string): string {
