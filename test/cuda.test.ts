@@ -764,3 +764,39 @@ describe('CUDA: `typename` before a braced dependent type in an expression (CuTe
     assert.equal(plain.kernels[0].perUnit.flops, 4 * 256);
   });
 });
+
+describe('CUDA: a registry built with X-macros, export macros', () => {
+  it('a brace initializer that starts with a conditional is read empty; an export macro of attributes is blanked, a layout one left', async () => {
+    const kernel = [
+      '__global__ void k(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  for (int j = 0; j < 4; ++j) y[i * 4 + j] = 2.0f * x[i * 4 + j];',
+      '}',
+      'void go(float* y, const float* x, int n) { k<<<n / 1024, 256>>>(y, x, n); }',
+    ];
+    const src = [
+      '#if defined(_WIN32)',
+      '#  define API __declspec(dllexport)',
+      '#else',
+      '#  define API __attribute__((visibility("default")))',
+      '#endif',
+      'struct E { int a; int b; };',
+      '#define ROWS(X) X(1, 2) X(3, 4)',
+      '#define ENTRY(a, b) {a, b},',
+      'static const E kTable[] = {',
+      '#if MODE == 0 || MODE == 90',
+      '\tROWS(ENTRY)',
+      '#endif',
+      '};',
+      'API int table_size(void);',
+      ...kernel,
+    ].join('\n');
+    const p = await loadParsers();
+    const r = analyzeSource(src, p, { gpu: findGpu('h100-sxm')!, path: 'registry.cu', set: { n: 4096 } });
+    assert.deepEqual(r.diagnostics.filter((d) => d.code === 'parseError'), []);
+    assert.equal(r.kernels[0].perUnit.flops, 4 * 256);
+    assert.equal(r.kernels[0].line, 15);
+    const packed = analyzeSource(src.replace('__attribute__((visibility("default")))', '__attribute__((packed))'), p, { gpu: findGpu('h100-sxm')!, path: 'registry-packed.cu', set: { n: 4096 } });
+    assert.ok(packed.diagnostics.some((d) => d.code === 'parseError' && d.line === 14), JSON.stringify(packed.diagnostics));
+  });
+});

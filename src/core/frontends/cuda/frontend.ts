@@ -264,7 +264,7 @@ function spelled(source: string, head?: string): string {
   if (lastSpelled?.from === source) return lastSpelled.to;
   const ended = endUnterminatedComment(source);
   // The headers' part is the text's first `head.length` characters, unless a comment the headers leave open was ended.
-  const to = resolveGuards(spellAlignas(spellDependentTypes(spellQualifierMacros(ended, ended === source ? head : undefined))));
+  const to = resolveGuards(spellAlignas(spellInitializerDirectives(spellDependentTypes(spellQualifierMacros(ended, ended === source ? head : undefined)))));
   lastSpelled = { from: source, to };
   return to;
 }
@@ -327,7 +327,7 @@ const LIBRARY_MACROS: ReadonlyMap<string, string> = new Map([
 ]);
 /** A word that may be one of LIBRARY_MACROS. */
 const LIBRARY_MACRO = /\b(?:CUTE|CUTLASS)_[A-Z_]+\b/g;
-const QUALIFIER_WORDS = new Set(['__host__', '__device__', '__global__', '__forceinline__', '__noinline__', 'inline', '__inline__', 'static']);
+const QUALIFIER_WORDS = new Set(['__host__', '__device__', '__global__', '__forceinline__', '__noinline__', 'inline', '__inline__', 'static', 'extern']);
 /** The spellings of `macroSpelling`, the strongest first (a macro defined one way for device code and another for the host is read as for device code). */
 const SPELLING_ORDER = ['__global__', '__device__', '__host__', ''];
 
@@ -340,8 +340,15 @@ const SPELLING_ORDER = ['__global__', '__device__', '__host__', ''];
  * definition, not at all (undefined).
  */
 function macroSpelling(body: string): string | undefined {
-  const code = body.replace(/\/\/.*$|\/\*.*?\*\//g, '').trim();
+  let code = body.replace(/\/\/.*$|\/\*.*?\*\//g, '').trim();
   if (/^(?:_Pragma[ \t]*\(.*\)|#[ \t]*pragma[ \t].*)$/.test(code)) return '';
+  // Linkage and visibility attributes (`__attribute__((visibility("default")))`, `__declspec(dllexport)`: an
+  // export macro) change no count; a layout attribute (`aligned`, `packed`) would: such a macro is left as written.
+  if (/__attribute__|__declspec/.test(code)) {
+    if (/\b(?:aligned|packed|align)\b/.test(code)) return undefined;
+    code = code.replace(/__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|__declspec\s*\((?:[^()]|\([^()]*\))*\)/g, ' ').trim();
+    if (!code) return '';
+  }
   const words = code ? code.split(/\s+/) : [];
   if (!words.every((w) => QUALIFIER_WORDS.has(w))) return undefined;
   if (words.includes('__global__')) return '__global__';
@@ -465,8 +472,93 @@ const DEPENDENT_BRACED = /\btypename(?=\s+(?:::)?[A-Za-z_]\w*(?:\s*<[^<>;{}()]*>
 
 function spellDependentTypes(source: string): string {
   if (!source.includes('typename')) return source;
-  return source.replace(DEPENDENT_BRACED, '        ');
+  const out = source.replace(DEPENDENT_BRACED, '        ');
+  if (!out.includes('decltype')) return out;
+  // `typename decltype(f(x, _0{}))::Layout{}`: the parentheses matched by hand (they may hold braces).
+  const at: number[] = [];
+  const head = /\btypename(?=\s+decltype\s*\()/g;
+  for (let m = head.exec(out); m; m = head.exec(out)) {
+    let i = out.indexOf('(', m.index) + 1;
+    let depth = 1;
+    for (const end = Math.min(out.length, i + MAX_DECLTYPE); i < end && depth > 0; i++) {
+      const c = out.charCodeAt(i);
+      if (c === 40 /* ( */) depth++;
+      else if (c === 41 /* ) */) depth--;
+      else if (c === 59 /* ; */) break;
+    }
+    if (depth === 0 && /^(?:\s*::\s*[A-Za-z_]\w*(?:\s*<[^<>;{}()]*>)?)+\s*\{/.test(out.slice(i, i + 200))) at.push(m.index);
+  }
+  let to = out;
+  for (const a of at) to = `${to.slice(0, a)}        ${to.slice(a + 8)}`;
+  return to;
 }
+
+/** How far `spellDependentTypes` looks for the end of a `decltype(…)`. */
+const MAX_DECLTYPE = 2000;
+
+/**
+ * A brace initializer whose first line is a conditional (`static const Entry
+ * kTable[] = {` / `#if …` / `X_MACRO_ROWS(ENTRY)` / `#endif` / `};`, a
+ * registry built with X-macros): the grammar reads no directive inside an
+ * initializer, nor the macro rows the directives hold, and the text after was
+ * one syntax error to its end, at every keystroke. The initializer's
+ * contents are blanked (lines kept): an empty table of the host, which the
+ * analysis reads the same as the one it could not read (nothing counted).
+ */
+function spellInitializerDirectives(source: string): string {
+  const blanks: { from: number; to: number }[] = [];
+  for (let at = source.indexOf('#if'); at >= 0; at = source.indexOf('#if', at + 3)) {
+    const line = source.lastIndexOf('\n', at - 1) + 1;
+    if (!/^[ \t]*$/.test(source.slice(line, at))) continue;
+    // The line before ends with `= {`.
+    const before = source.slice(Math.max(0, line - 200), line);
+    if (!/=\s*\{\s*$/.test(before)) continue;
+    const open = source.lastIndexOf('{', line);
+    if (blanks.length && blanks[blanks.length - 1].to > open) continue;
+    const close = matchingBrace(source, open);
+    if (close < 0 || !/^\s*;/.test(source.slice(close + 1, close + 40))) continue;
+    blanks.push({ from: open + 1, to: close });
+  }
+  if (blanks.length === 0) return source;
+  let out = '';
+  let from = 0;
+  for (const b of blanks) {
+    out += source.slice(from, b.from) + blank(source.slice(b.from, b.to));
+    from = b.to;
+  }
+  return out + source.slice(from);
+}
+
+/** The `}` that closes the `{` at `open` (comments and literals skipped), -1 past MAX_INITIALIZER characters. */
+function matchingBrace(source: string, open: number): number {
+  let depth = 0;
+  const end = Math.min(source.length, open + MAX_INITIALIZER);
+  for (let i = open; i < end; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 123 /* { */) depth++;
+    else if (c === 125 /* } */) {
+      if (--depth === 0) return i;
+    } else if (c === 47 /* / */ && source.charCodeAt(i + 1) === 47) {
+      const eol = source.indexOf('\n', i);
+      if (eol < 0) return -1;
+      i = eol;
+    } else if (c === 47 && source.charCodeAt(i + 1) === 42 /* * */) {
+      const e = source.indexOf('*/', i + 2);
+      if (e < 0) return -1;
+      i = e + 1;
+    } else if (c === 34 /* " */ || c === 39 /* ' */) {
+      for (i++; i < end; i++) {
+        const d = source.charCodeAt(i);
+        if (d === 92 /* \\ */) i++;
+        else if (d === c || d === 10) break;
+      }
+    }
+  }
+  return -1;
+}
+
+/** How far `matchingBrace` looks for an initializer's end. */
+const MAX_INITIALIZER = 200_000;
 
 function spellAlignas(source: string): string {
   if (!source.includes('__align__') || /#\s*define\s+__align__/.test(source)) return source;
