@@ -519,14 +519,7 @@ function spellInitializerDirectives(source: string): string {
     if (close < 0 || !/^\s*;/.test(source.slice(close + 1, close + 40))) continue;
     blanks.push({ from: open + 1, to: close });
   }
-  if (blanks.length === 0) return source;
-  let out = '';
-  let from = 0;
-  for (const b of blanks) {
-    out += source.slice(from, b.from) + blank(source.slice(b.from, b.to));
-    from = b.to;
-  }
-  return out + source.slice(from);
+  return blankSpans(source, blanks);
 }
 
 /** The `}` that closes the `{` at `open` (comments and literals skipped), -1 past MAX_INITIALIZER characters. */
@@ -580,6 +573,18 @@ const QUALIFIERS = /^(?:\s|__host__|__device__|__forceinline__|inline)+$/;
 /** A block's code without comments and white space. */
 function bare(lines: string): string {
   return lines.replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, '');
+}
+
+/** `source` with the spans `blanks` (in order, apart) blanked. */
+function blankSpans(source: string, blanks: { from: number; to: number }[]): string {
+  if (blanks.length === 0) return source;
+  let out = '';
+  let from = 0;
+  for (const b of blanks) {
+    out += source.slice(from, b.from) + blank(source.slice(b.from, b.to));
+    from = b.to;
+  }
+  return out + source.slice(from);
 }
 
 /** `text` with every character but line ends made a space. */
@@ -644,15 +649,8 @@ function resolveGuards(source: string): string {
   }
   const opens = linkage.filter((l) => l.open).length;
   if (opens > 0 && opens === linkage.length - opens) blanks.push(...linkage);
-  if (blanks.length === 0) return source;
   blanks.sort((a, b) => a.from - b.from);
-  let out = '';
-  let from = 0;
-  for (const b of blanks) {
-    out += source.slice(from, b.from) + blank(source.slice(b.from, b.to));
-    from = b.to;
-  }
-  return out + source.slice(from);
+  return blankSpans(source, blanks);
 }
 
 /**
