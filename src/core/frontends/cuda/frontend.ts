@@ -28,9 +28,9 @@ const MAX_SYNTAX_DIAGNOSTICS = 5;
 const MAX_SEARCH_DEPTH = 256;
 
 export const cudaFrontend: Frontend = (input) => {
-  const { headers, used, text } = parsedText(input);
+  const { headers, used, text, prefix } = parsedText(input);
   const ctx: FrontendContext = { ...input, source: text };
-  return withRowMap(used?.map, () => analyseFile(ctx, input.source, used, headers?.read));
+  return withRowMap(used?.map, () => analyseFile(ctx, input.source, used, headers?.read, prefix));
 };
 
 /**
@@ -45,7 +45,8 @@ function parsedText(input: Pick<FrontendContext, 'source' | 'related'>): ParsedT
   const headers = headerPrefix(input);
   // Headers not read in front (none of them could change the report) still count as supplied for the notes.
   const used = headers?.text ? headers : undefined;
-  const out = { headers, used, text: spelled(used ? used.text + input.source : input.source, used?.text) };
+  const { text, prefix } = spelled(used?.text ?? '', input.source);
+  const out = { headers, used, text, ...(used ? { prefix } : {}) };
   lastParsed = { source: input.source, related: input.related, out };
   return out;
 }
@@ -54,6 +55,8 @@ interface ParsedText {
   headers: Headers | undefined;
   used: Headers | undefined;
   text: string;
+  /** The headers' part of `text` (the same string at every keystroke), when headers are read in front. */
+  prefix?: string;
 }
 
 /** The last file `parsedText` read and what it made of it. */
@@ -65,8 +68,8 @@ let lastParsed: { source: string; related: FrontendContext['related']; out: Pars
  * editor) parses this text, so the frontend's parse finds its tree.
  */
 export function cudaParseInput(input: Pick<FrontendContext, 'source' | 'related'>): { text: string; prefix?: string } {
-  const { used, text } = parsedText(input);
-  return used ? { text, prefix: text.slice(0, used.text.length) } : { text };
+  const { text, prefix } = parsedText(input);
+  return prefix !== undefined ? { text, prefix } : { text };
 }
 
 /** `__global__` in a file's own text (its kernels), or a launch (`<<<`, white space allowed inside) in it or a header. */
@@ -118,11 +121,10 @@ function headerPrefix(input: Pick<FrontendContext, 'source' | 'related'>): Heade
   return text ? { text, map, read, rows } : undefined;
 }
 
-function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined, supplied: Set<string> | undefined): FileIR {
+function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined, supplied: Set<string> | undefined, prefix: string | undefined): FileIR {
   const diagnostics: Diagnostic[] = [];
   // The tree belongs to the parse cache (re-parsed incrementally after an edit): never deleted here.
   // With headers in front: a text parsed from scratch (a first parse, a text with syntax errors) starts from their tree.
-  const prefix = headers ? ctx.source.slice(0, headers.text.length) : undefined;
   const tree = parseCached(ctx.parsers.cuda, ctx.path ?? '<input>', ctx.source, ctx.budget.parseMs, false, prefix);
   if (!tree) return { language: 'cuda', kernels: [], diagnostics: [say('parserGaveUp', 1, 'CUDA')] };
   searchTogether(tree.language, SEARCHED_TOGETHER);
@@ -253,20 +255,46 @@ function dispose(scans: Map<string, FileScan>, path: string): void {
 }
 
 /** The last text respelled and its result (a pipeline's launches are analysed on the same text). */
-let lastSpelled: { from: string; to: string } | undefined;
+let lastSpelled: { head: string; own: string; to: { text: string; prefix: string } } | undefined;
 
 /**
- * The text as the grammar reads it: an unterminated comment ended, the CUDA libraries' qualifier and pragma macros
- * spelled out (`spellQualifierMacros`), `__align__(n)` spelled `alignas(n)`, conditionals it cannot read resolved
- * (`resolveGuards`).
+ * The text as the grammar reads it, the headers read in front (`head`) and
+ * the file's own text: an unterminated comment ended, macros that stand for
+ * qualifiers or pragmas spelled out (`spellQualifierMacros`), CuTe's
+ * `typename` in expressions (`spellDependentTypes`), X-macro initializers
+ * (`spellInitializerDirectives`), `__align__(n)` spelled `alignas(n)`,
+ * conditionals the grammar cannot read resolved (`resolveGuards`). The
+ * headers, the same text at every keystroke, are respelled once (the file
+ * reads their macros' definitions); the file's own text at each.
  */
-function spelled(source: string, head?: string): string {
-  if (lastSpelled?.from === source) return lastSpelled.to;
-  const ended = endUnterminatedComment(source);
-  // The headers' part is the text's first `head.length` characters, unless a comment the headers leave open was ended.
-  const to = resolveGuards(spellAlignas(spellInitializerDirectives(spellDependentTypes(spellQualifierMacros(ended, ended === source ? head : undefined)))));
-  lastSpelled = { from: source, to };
+function spelled(head: string, own: string): { text: string; prefix: string } {
+  if (lastSpelled?.head === head && lastSpelled.own === own) return lastSpelled.to;
+  const h = head ? spelledHead(head) : undefined;
+  let to: { text: string; prefix: string };
+  if (head && !h) {
+    // A comment the headers leave open runs on into the file: the whole text respelled as one.
+    const text = spelledPart(endUnterminatedComment(head + own), new Map());
+    to = { text, prefix: text.slice(0, head.length) };
+  } else to = { text: (h?.out ?? '') + spelledPart(endUnterminatedComment(own), h?.defines ?? new Map()), prefix: h?.out ?? '' };
+  lastSpelled = { head, own, to };
   return to;
+}
+
+/** A part of the text respelled, the `#define`s before it given (`before`). */
+function spelledPart(text: string, before: Defines): string {
+  return resolveGuards(spellAlignas(spellInitializerDirectives(spellDependentTypes(spellQualifierMacros(text, before)))));
+}
+
+/** The headers respelled, with their `#define`s; undefined when they leave a comment open. */
+let headSpelled: { head: string; value: { defines: Defines; out: string } | undefined } | undefined;
+
+function spelledHead(head: string): { defines: Defines; out: string } | undefined {
+  if (headSpelled?.head !== head) {
+    const open = endUnterminatedComment(head) !== head;
+    const defines = open ? new Map() : definesOf(head, 0, new Map());
+    headSpelled = { head, value: open ? undefined : { defines, out: spelledPart(head, new Map()) } };
+  }
+  return headSpelled.value;
 }
 
 /**
@@ -382,9 +410,6 @@ function definesOf(source: string, from: number, out: Defines): Defines {
   return out;
 }
 
-/** The headers' `#define`s and the names of LIBRARY_MACROS they use (the same text in front of the file at every keystroke). */
-let headerDefines: { text: string; defines: Defines; library: Set<string> } | undefined;
-
 /** The names of LIBRARY_MACROS that `source` uses from `from` on. */
 function libraryNames(source: string, from: number): Set<string> {
   const out = new Set<string>();
@@ -401,32 +426,24 @@ function libraryNames(source: string, from: number): Set<string> {
  * `HOST_DEVICE int g(…)`) was a syntax error, the statements after it read
  * wrongly or not at all (18 corpus files, whose helpers and loops went
  * uncounted with no other sign; each keystroke in such a file parsed it
- * again from scratch). The macros the text defines (`head`, the headers read
- * in front, included) are read from their definitions (`macroSpelling`; a
+ * again from scratch). The macros the text defines (and those `before` it,
+ * the headers read in front) are read from their definitions (`macroSpelling`; a
  * name defined only empty, an include guard, is not: it is one on
  * preprocessor lines), CuTe's and CUTLASS's others from `LIBRARY_MACROS`.
  * Each spelling is padded to the name's length (places and lines unchanged),
  * a longer one blanked (not `__global__`: such a kernel macro is left as
  * written); preprocessor lines (`#ifndef CUTE_DEVICE`) are left as written.
  */
-function spellQualifierMacros(source: string, head = ''): string {
-  if (headerDefines?.text !== head) headerDefines = { text: head, defines: definesOf(head, 0, new Map()), library: libraryNames(head, 0) };
-  const defines = definesOf(source, head.length, new Map(headerDefines.defines));
+function spellQualifierMacros(source: string, before: Defines): string {
+  const defines = definesOf(source, 0, new Map(before));
   const spell = new Map<string, string>();
   for (const [name, spellings] of defines) {
     const s = spellings && SPELLING_ORDER.find((x) => spellings.has(x));
     if (s !== undefined && s !== null) spell.set(name, s);
   }
-  for (const name of [...headerDefines.library, ...libraryNames(source, head.length)]) if (!defines.has(name)) spell.set(name, LIBRARY_MACROS.get(name)!);
-  if (spell.size === 0) return source;
-  // The headers' part respelled once for the keystrokes that leave the spellings as they were.
-  const key = [...spell].join(';');
-  if (head && (spelledHead?.head !== head || spelledHead.key !== key)) spelledHead = { head, key, out: respell(head, spell, 0, head.length) };
-  return (head ? spelledHead!.out : '') + respell(source, spell, head.length, source.length);
+  for (const name of libraryNames(source, 0)) if (!defines.has(name)) spell.set(name, LIBRARY_MACROS.get(name)!);
+  return spell.size ? respell(source, spell, 0, source.length) : source;
 }
-
-/** The headers' part of the last text respelled (`head`), for the spellings `key`. */
-let spelledHead: { head: string; key: string; out: string } | undefined;
 
 /** `source` from `from` to `to` with the names of `spell` spelled as it says, except on preprocessor lines. */
 function respell(source: string, spell: Map<string, string>, from: number, to: number): string {
