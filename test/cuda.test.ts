@@ -800,3 +800,17 @@ describe('CUDA: a registry built with X-macros, export macros', () => {
     assert.ok(packed.diagnostics.some((d) => d.code === 'parseError' && d.line === 14), JSON.stringify(packed.diagnostics));
   });
 });
+
+describe('CUDA: headers read in front, respelled once', () => {
+  it('a header that leaves a comment open runs on into the file, as the compiler reads it; a closed one keeps its macros for the file', async () => {
+    const p = await loadParsers();
+    const own = ['#include "open.h"', '__global__ void k(float* y) { HD_UNROLL for (int j = 0; j < 4; ++j) y[threadIdx.x * 4 + j] = 1.0f; }', 'void go(float* y) { k<<<1, 256>>>(y); }'].join('\n');
+    const run = (header: string, path: string) => analyzeSource(own, p, { gpu: findGpu('h100-sxm')!, path, related: { 'open.h': { path: 'open.h', text: header } } });
+    const closed = run('#define HD_UNROLL _Pragma("unroll")\n', 'closed-header.cu');
+    assert.deepEqual(closed.diagnostics.filter((d) => d.code === 'parseError'), []);
+    assert.equal(closed.kernels[0].perUnit.storeBytes, 256 * 4 * 4);
+    const open = run('#define HD_UNROLL _Pragma("unroll")\n/* never closed\n', 'open-header.cu');
+    assert.equal(open.kernels.length, 0);
+    assert.ok(open.diagnostics.some((d) => d.code === 'parseError' || d.code === 'kernelsNotFound'), JSON.stringify(open.diagnostics));
+  });
+});
