@@ -273,16 +273,20 @@ function spelled(head: string, own: string): { text: string; prefix: string } {
   let to: { text: string; prefix: string };
   if (head && !h) {
     // A comment the headers leave open runs on into the file: the whole text respelled as one.
-    const text = spelledPart(endUnterminatedComment(head + own), new Map());
+    const whole = endUnterminatedComment(head + own);
+    const text = spelledPart(whole, definesOf(whole, 0, new Map()));
     to = { text, prefix: text.slice(0, head.length) };
-  } else to = { text: (h?.out ?? '') + spelledPart(endUnterminatedComment(own), h?.defines ?? new Map()), prefix: h?.out ?? '' };
+  } else {
+    const ended = endUnterminatedComment(own);
+    to = { text: (h?.out ?? '') + spelledPart(ended, definesOf(ended, 0, new Map(h?.defines ?? []))), prefix: h?.out ?? '' };
+  }
   lastSpelled = { head, own, to };
   return to;
 }
 
-/** A part of the text respelled, the `#define`s before it given (`before`). */
-function spelledPart(text: string, before: Defines): string {
-  return resolveGuards(spellAlignas(spellInitializerDirectives(spellDependentTypes(spellQualifierMacros(text, before)))));
+/** A part of the text respelled, given the `#define`s of it and of what comes before it. */
+function spelledPart(text: string, defines: Defines): string {
+  return resolveGuards(spellAlignas(spellInitializerDirectives(spellDependentTypes(spellQualifierMacros(text, defines)))));
 }
 
 /** The headers respelled, with their `#define`s; undefined when they leave a comment open. */
@@ -292,7 +296,7 @@ function spelledHead(head: string): { defines: Defines; out: string } | undefine
   if (headSpelled?.head !== head) {
     const open = endUnterminatedComment(head) !== head;
     const defines = open ? new Map() : definesOf(head, 0, new Map());
-    headSpelled = { head, value: open ? undefined : { defines, out: spelledPart(head, new Map()) } };
+    headSpelled = { head, value: open ? undefined : { defines, out: spelledPart(head, defines) } };
   }
   return headSpelled.value;
 }
@@ -405,7 +409,8 @@ function definesOf(source: string, from: number, out: Defines): Defines {
     const body = m[2] ?? '';
     const spelling = body.trimEnd().endsWith('\\') ? undefined : /^\s*(?:\/\/.*)?$/.test(body) ? EMPTY : macroSpelling(body);
     if (spelling === undefined) out.set(name, null);
-    else (out.get(name) ?? out.set(name, new Set()).get(name)!).add(spelling);
+    // A set of its own (`out` may start as a copy of the headers' map, which stays as it is).
+    else out.set(name, new Set(out.get(name) ?? []).add(spelling));
   }
   return out;
 }
@@ -426,46 +431,45 @@ function libraryNames(source: string, from: number): Set<string> {
  * `HOST_DEVICE int g(…)`) was a syntax error, the statements after it read
  * wrongly or not at all (18 corpus files, whose helpers and loops went
  * uncounted with no other sign; each keystroke in such a file parsed it
- * again from scratch). The macros the text defines (and those `before` it,
- * the headers read in front) are read from their definitions (`macroSpelling`; a
+ * again from scratch). The macros `defines` holds (the text's and those of
+ * the headers read in front of it) are read from their definitions (`macroSpelling`; a
  * name defined only empty, an include guard, is not: it is one on
  * preprocessor lines), CuTe's and CUTLASS's others from `LIBRARY_MACROS`.
  * Each spelling is padded to the name's length (places and lines unchanged),
  * a longer one blanked (not `__global__`: such a kernel macro is left as
  * written); preprocessor lines (`#ifndef CUTE_DEVICE`) are left as written.
  */
-function spellQualifierMacros(source: string, before: Defines): string {
-  const defines = definesOf(source, 0, new Map(before));
+function spellQualifierMacros(source: string, defines: Defines): string {
   const spell = new Map<string, string>();
   for (const [name, spellings] of defines) {
     const s = spellings && SPELLING_ORDER.find((x) => spellings.has(x));
     if (s !== undefined && s !== null) spell.set(name, s);
   }
   for (const name of libraryNames(source, 0)) if (!defines.has(name)) spell.set(name, LIBRARY_MACROS.get(name)!);
-  return spell.size ? respell(source, spell, 0, source.length) : source;
+  return spell.size ? respell(source, spell) : source;
 }
 
-/** `source` from `from` to `to` with the names of `spell` spelled as it says, except on preprocessor lines. */
-function respell(source: string, spell: Map<string, string>, from: number, to: number): string {
+/** `source` with the names of `spell` spelled as it says, except on preprocessor lines. */
+function respell(source: string, spell: Map<string, string>): string {
   const at: { at: number; name: string }[] = [];
   for (const [name, s] of spell) {
     // A spelling longer than the name is blanked (`DEV`: the function is read as a plain one), but not `__global__`.
     if (s.length > name.length && s === '__global__') continue;
-    for (let i = source.indexOf(name, from); i >= 0 && i < to; i = source.indexOf(name, i + name.length)) {
+    for (let i = source.indexOf(name); i >= 0; i = source.indexOf(name, i + name.length)) {
       if (isWordChar(source.charCodeAt(i - 1)) || isWordChar(source.charCodeAt(i + name.length)) || onDirectiveLine(source, i)) continue;
       at.push({ at: i, name });
     }
   }
-  if (at.length === 0) return from === 0 && to === source.length ? source : source.slice(from, to);
+  if (at.length === 0) return source;
   at.sort((a, b) => a.at - b.at);
   let out = '';
-  let cur = from;
+  let cur = 0;
   for (const { at: i, name } of at) {
     const s = spell.get(name)!;
     out += source.slice(cur, i) + (s.length > name.length ? '' : s).padEnd(name.length, ' ');
     cur = i + name.length;
   }
-  return out + source.slice(cur, to);
+  return out + source.slice(cur);
 }
 
 function isWordChar(c: number): boolean {
@@ -492,7 +496,7 @@ function spellDependentTypes(source: string): string {
   const out = source.replace(DEPENDENT_BRACED, '        ');
   if (!out.includes('decltype')) return out;
   // `typename decltype(f(x, _0{}))::Layout{}`: the parentheses matched by hand (they may hold braces).
-  const at: number[] = [];
+  const keywords: { from: number; to: number }[] = [];
   const head = /\btypename(?=\s+decltype\s*\()/g;
   for (let m = head.exec(out); m; m = head.exec(out)) {
     let i = out.indexOf('(', m.index) + 1;
@@ -503,11 +507,9 @@ function spellDependentTypes(source: string): string {
       else if (c === 41 /* ) */) depth--;
       else if (c === 59 /* ; */) break;
     }
-    if (depth === 0 && /^(?:\s*::\s*[A-Za-z_]\w*(?:\s*<[^<>;{}()]*>)?)+\s*\{/.test(out.slice(i, i + 200))) at.push(m.index);
+    if (depth === 0 && /^(?:\s*::\s*[A-Za-z_]\w*(?:\s*<[^<>;{}()]*>)?)+\s*\{/.test(out.slice(i, i + 200))) keywords.push({ from: m.index, to: m.index + 8 });
   }
-  let to = out;
-  for (const a of at) to = `${to.slice(0, a)}        ${to.slice(a + 8)}`;
-  return to;
+  return blankSpans(out, keywords);
 }
 
 /** How far `spellDependentTypes` looks for the end of a `decltype(…)`. */
