@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { analyzeFile, assertSane, check, fixtures, loadParsers } from './check';
 import { analyzeSource } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
+import { macroLines, relatedFile } from '../src/core/related';
 
 const FIXTURES = path.join(__dirname, 'fixtures', 'cuda');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -560,6 +561,75 @@ describe('CUDA: headers of the project (`#include "x.h"`)', () => {
     // Unpaired (an `extern "C" {` the header never closes), the lines are left as written: the parser says so.
     const unpaired = await run(source, `${api('extern "C" {').replace('}  // extern "C"', '')}${HEADER}`);
     assert.ok(unpaired.diagnostics.some((d) => d.code === 'parseError'), JSON.stringify(unpaired.diagnostics));
+  });
+
+  it('past the first 16 headers, each is read for its macros only: an export macro defined there reads as nvcc reads it, and what is not known is said', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roofline-headers-'));
+    try {
+      // api.h is the 17th header read: its macro decides how the first one's declaration parses.
+      const own = Array.from({ length: 16 }, (_, i) => `part${i}.h`);
+      fs.writeFileSync(path.join(dir, 'part0.h'), '#pragma once\nPAIR_API float pair_scale(void);\n');
+      for (let i = 1; i < 16; i++) fs.writeFileSync(path.join(dir, own[i]), `#pragma once\n__device__ inline float add${i}(float x) { return x + ${i}.0f; }\n`);
+      const api = [
+        '#pragma once',
+        '/* #define PAIR_API broken  (a directive in a comment is none)',
+        '*/',
+        '#if defined(_WIN32)',
+        '#  define PAIR_API __declspec(dllexport)',
+        '#else',
+        '#  define PAIR_API \\',
+        '     __attribute__((visibility("default")))',
+        '#endif',
+        '__device__ inline float unseen(float x) { return x * 3.0f; }',
+      ].join('\n');
+      fs.writeFileSync(path.join(dir, 'api.h'), api);
+      const kernel = [
+        ...own.map((h) => `#include "${h}"`),
+        '#include "api.h"',
+        '__global__ void scale(const float* x, float* y) {',
+        '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+        '  y[i] = unseen(add1(x[i]) * 2.0f);',
+        '}',
+        '',
+      ].join('\n');
+      const file = path.join(dir, 'scale.cu');
+      fs.writeFileSync(file, kernel);
+      const r = await analyzeFile(file, { set: { 'blockDim.x': 128 } });
+      assert.ok(!r.diagnostics.some((d) => d.code === 'parseError'), JSON.stringify(r.diagnostics.filter((d) => d.code === 'parseError')));
+      assert.deepEqual(
+        r.diagnostics.filter((d) => /^include/.test(d.code)).map((d) => [d.code, d.line]),
+        [['includeMacrosOnly', 17]],
+      );
+      // `unseen` is api.h's, whose functions are not read: it may come from there, and only there (the 16 read whole are not named).
+      const unknown = r.diagnostics.find((d) => d.code === 'unknownCall');
+      assert.match(unknown?.message ?? '', /`unseen`.*may come from `#include "api.h"`, which the analysis does not read \(or reads for its macros only\)/);
+      // add1 is read: 1 add; × 2.0f: 1 multiply; unseen: 0, said.
+      assert.equal(r.kernels[0].perUnit.flops, 128 * 2);
+      assert.equal(r.kernels[0].complete, false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a header read for its macros keeps its preprocessor lines: continuations, not a comment's, a comment it opens closed", () => {
+    const text = [
+      '#pragma once',
+      'int f();  /* a comment',
+      '#define NOT_ONE 1',
+      '*/ #define NOT_TWO 2',
+      '#define LONG(a) \\',
+      '  ((a) + 1)',
+      'const char* s = "/*";',
+      '#define OPENS 3 /* runs on',
+      '   over code */ int g();',
+      '  #  if X',
+      '#endif',
+    ].join('\n');
+    assert.equal(macroLines(text), ['#pragma once', '#define LONG(a) \\', '  ((a) + 1)', '#define OPENS 3 /* runs on */', '  #  if X', '#endif', ''].join('\n'));
+    assert.equal(macroLines('int f();\n'), '');
+    assert.deepEqual(relatedFile('cuda', 15, 'a.h', text), { path: 'a.h', text });
+    assert.deepEqual(relatedFile('cuda', 16, 'a.h', text), { path: 'a.h', text: macroLines(text), macrosOnly: true });
+    assert.deepEqual(relatedFile('wgsl', 40, 'a.wgsl', text), { path: 'a.wgsl', text });
   });
 
   it('a header too large to read with the file on every analysis is said not read', async () => {

@@ -24,6 +24,7 @@ const MESSAGE_SAMPLES: MessageSamples = {
   kernelsNotFound: ['Triton', '2 @triton.jit functions'],
   stale: ['add_kernel'],
   includeNotRead: ['common.h'],
+  includeMacrosOnly: ['common.h'],
   importNotRead: ['config', 'config.wgsl, shared/config.wgsl'],
   shaderDefine: ['msaa16', false],
   interpolation: ['WORKGROUP'],

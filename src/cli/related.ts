@@ -2,12 +2,13 @@
  * The CLI's side of related files (src/core/related.ts): the project files a
  * kernel file names (`#import config`), read from disk — or, for `diff`, from
  * the revision being analysed — relative to the file that names them, up to
- * MAX_RELATED files of at most MAX_RELATED_BYTES each.
+ * maxRelated(language) files of at most MAX_RELATED_BYTES each (CUDA headers past
+ * MAX_RELATED: their macros only).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Language } from '../core/ir';
-import { MAX_RELATED, MAX_RELATED_BYTES, relatedRequests, type RelatedFile, type RelatedRequest } from '../core/related';
+import { MAX_RELATED_BYTES, maxRelated, relatedFile, relatedRequests, type RelatedFile, type RelatedRequest } from '../core/related';
 import { decode } from './inputs';
 
 /** Reads a file's text, or undefined (missing, a folder, too large, unreadable). */
@@ -75,19 +76,20 @@ export function readRelated(file: string, language: Language | undefined, source
   const out: Record<string, RelatedFile> = {};
   const read_ = new Set<string>();
   const queue = [{ dir: path.dirname(file), requests: first }];
-  while (queue.length && read_.size < MAX_RELATED) {
+  const max = maxRelated(language);
+  while (queue.length && read_.size < max) {
     const { dir, requests } = queue.shift()!;
     for (const r of requests) {
-      if (read_.size >= MAX_RELATED) break;
+      if (read_.size >= max) break;
       for (const c of r.candidates) {
         const p = path.normalize(path.join(dir, c));
         if (p === path.normalize(file)) break;
         if (read_.has(p)) break;
         const text = read(p);
         if (text === undefined || text.length > MAX_RELATED_BYTES) continue;
-        read_.add(p);
         // The same spec from another folder names another file: keyed apart.
-        out[out[r.spec] ? `${r.spec} ${p}` : r.spec] = { path: p, text };
+        out[out[r.spec] ? `${r.spec} ${p}` : r.spec] = relatedFile(language, read_.size, p, text);
+        read_.add(p);
         queue.push({ dir: path.dirname(p), requests: requestsOf(language, p, text, r.names) });
         break;
       }

@@ -50,6 +50,8 @@ export const MESSAGES = {
   importNotRead: d('info', (spec: string, tried: string) =>
     `${bt(`#import ${spec}`)} is not read${tried ? ` (not found at ${tried})` : ' (no file text was supplied)'}: types and functions defined there are unknown here`),
   includeNotRead: d('info', (path: string) => `${bt(`#include "${path}"`)} is not analysed: macros and helpers defined there are unknown here`),
+  includeMacrosOnly: d('info', (path: string) =>
+    `${bt(`#include "${path}"`)} is read for its macros only (past the first 16 headers, which are read whole): helpers and types defined there are unknown here`),
   interpolation: d('warning', (expr: string) =>
     `embedded WGSL skipped: cannot resolve the interpolation ${bt('${' + expr + '}')} (only consts declared in this file with a literal value are substituted)`),
   unresolvedCode: d('info', (what: string) => `createShaderModule code ${bt(what)} is not a literal in this file: not analysed`),

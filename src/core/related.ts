@@ -32,11 +32,86 @@ export interface RelatedFile {
   /** The path it was read from, as the host shows it. */
   path: string;
   text: string;
+  /** CUDA: a header past the first MAX_RELATED, read for its macros only: `text` holds its preprocessor lines (`macroLines`). */
+  macrosOnly?: true;
 }
 
-/** Related files read per file at most, and their size (a host stops there). */
+/** Related files read whole per file at most, and their size (a host stops there). */
 export const MAX_RELATED = 16;
 export const MAX_RELATED_BYTES = 512 * 1024;
+/**
+ * CUDA: headers read per file at most, counting those read whole. nvcc reads every header a file includes,
+ * and a macro one of them defines (an export or qualifier macro: `API float f(…);`) changes how the others
+ * read; past the first MAX_RELATED only their preprocessor lines are kept (a few lines, cheap to parse).
+ */
+export const MAX_RELATED_MACROS = 64;
+
+/** Related files a host reads at most for a file of this language (`relatedFile` says how much of each). */
+export function maxRelated(language: Language): number {
+  return language === 'cuda' ? MAX_RELATED_MACROS : MAX_RELATED;
+}
+
+/** The related file to supply as the `index`-th (0-based) read: whole, or (a CUDA header past MAX_RELATED) its macros only. */
+export function relatedFile(language: Language, index: number, path: string, text: string): RelatedFile {
+  if (language !== 'cuda' || index < MAX_RELATED) return { path, text };
+  // The editor reads the headers at every keystroke: each one's lines are kept while its text is the same.
+  let lines = macroLinesKept.get(text);
+  if (lines === undefined) {
+    lines = macroLines(text);
+    macroLinesKept.set(text, lines);
+    if (macroLinesKept.size > MAX_RELATED_MACROS) macroLinesKept.delete(macroLinesKept.keys().next().value as string);
+  }
+  return { path, text: lines, macrosOnly: true };
+}
+
+const macroLinesKept = new Map<string, string>();
+
+/**
+ * A C/C++ text's preprocessor lines (`#define`, `#if`…, with their `\` continuations), each ending with a
+ * newline, and nothing else: what a header read for its macros keeps. A `#` line inside a block comment is
+ * not one.
+ */
+export function macroLines(text: string): string {
+  if (!text.includes('#')) return '';
+  const out: string[] = [];
+  const lines = text.split('\n');
+  let comment = false;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (!comment && /^[ \t]*#/.test(l)) {
+      out.push(l);
+      while (/\\\r?$/.test(lines[i]) && i + 1 < lines.length) out.push(lines[++i]);
+      comment = opensComment(lines[i], comment);
+      // A comment it opens runs on over lines not kept: closed where it is cut.
+      if (comment) out[out.length - 1] += ' */';
+      continue;
+    }
+    if (comment || l.includes('/*')) comment = opensComment(l, comment);
+  }
+  return out.length ? `${out.join('\n')}\n` : '';
+}
+
+/** Whether a block comment is open at the end of `line` (open at its start: `open`); `//` comments and string literals skipped. */
+function opensComment(line: string, open: boolean): boolean {
+  for (let i = 0; i < line.length; i++) {
+    if (open) {
+      const end = line.indexOf('*/', i);
+      if (end < 0) return true;
+      open = false;
+      i = end + 1;
+      continue;
+    }
+    const c = line[i];
+    if (c === '/' && line[i + 1] === '/') return false;
+    if (c === '/' && line[i + 1] === '*') {
+      open = true;
+      i++;
+    } else if (c === '"' || c === "'") {
+      for (i++; i < line.length && line[i] !== c; i++) if (line[i] === '\\') i++;
+    }
+  }
+  return open;
+}
 
 /** `#import name` / `#import a::b` at the start of a line (WGSL preprocessors: vello, naga_oil). */
 export const WGSL_IMPORT = /^[ \t]*#import[ \t]+([A-Za-z_][\w]*(?:::[A-Za-z_][\w]*)*)[ \t]*(?:\/\/.*)?$/;
@@ -87,8 +162,8 @@ export function relatedRequests(language: Language, source: string, wanted?: rea
   return out;
 }
 
-/** `#include "name.h"` (quotes: a header of the project; `<…>` is a system or library header). */
-const C_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"/;
+/** `#include "name.h"` at the start of a line (quotes: a header of the project; `<…>` is a system or library header). */
+const C_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"/gm;
 
 /** Folders a project keeps its headers in, tried beside the file and up to two folders above. */
 const C_DIRS = ['', 'include/', 'utils/', 'common/', 'src/'];
@@ -97,14 +172,16 @@ function cudaRequests(source: string): RelatedRequest[] {
   if (!source.includes('#')) return [];
   const out: RelatedRequest[] = [];
   const seen = new Set<string>();
-  const lines = source.split('\n');
-  for (let i = 0; i < lines.length && out.length < MAX_RELATED; i++) {
-    if (!lines[i].includes('include')) continue;
-    const m = C_INCLUDE.exec(lines[i]);
-    if (!m || seen.has(m[1])) continue;
+  // The file is read at every keystroke: one pass over its text, lines counted between the matches.
+  let line = 1;
+  let counted = 0;
+  C_INCLUDE.lastIndex = 0;
+  for (let m = C_INCLUDE.exec(source); m && out.length < MAX_RELATED_MACROS; m = C_INCLUDE.exec(source)) {
+    for (let nl = source.indexOf('\n', counted); nl >= 0 && nl < m.index; nl = source.indexOf('\n', nl + 1)) line++, (counted = nl + 1);
+    if (seen.has(m[1])) continue;
     seen.add(m[1]);
-    const candidates = ['', '../', '../../'].flatMap((up) => C_DIRS.map((d) => `${up}${d}${m[1]}`));
-    out.push({ spec: m[1], line: i + 1, candidates });
+    const candidates = ['', '../', '../../'].flatMap((up) => C_DIRS.map((d) => `${up}${d}${m![1]}`));
+    out.push({ spec: m[1], line, candidates });
   }
   return out;
 }

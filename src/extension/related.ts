@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { Language } from '../core/ir';
-import { MAX_RELATED, MAX_RELATED_BYTES, relatedRequests, type RelatedFile } from '../core/related';
+import { MAX_RELATED_BYTES, maxRelated, relatedFile, relatedRequests, type RelatedFile } from '../core/related';
 import type { Owner } from './owner';
 
 export class RelatedFiles {
@@ -34,20 +34,21 @@ export class RelatedFiles {
     const out: Record<string, RelatedFile> = {};
     const read = new Set<string>([uri.toString()]);
     const queue = [{ dir: vscode.Uri.joinPath(uri, '..'), requests: first }];
-    while (queue.length && read.size <= MAX_RELATED) {
+    const max = maxRelated(language);
+    while (queue.length && read.size <= max) {
       const { dir, requests } = queue.shift()!;
       for (const r of requests) {
-        if (read.size > MAX_RELATED) break;
+        if (read.size > max) break;
         for (const c of r.candidates) {
           const at = vscode.Uri.joinPath(dir, c);
           if (read.has(at.toString())) break;
           this.note(at.toString(), uri.toString());
           const text = await this.text(at);
           if (text === null) continue;
-          read.add(at.toString());
           const path = vscode.workspace.asRelativePath(at, false);
-          // The same spec from another folder names another file: keyed apart.
-          out[out[r.spec] ? `${r.spec} ${path}` : r.spec] = { path, text };
+          // The same spec from another folder names another file: keyed apart (`read` holds the document too).
+          out[out[r.spec] ? `${r.spec} ${path}` : r.spec] = relatedFile(language, read.size - 1, path, text);
+          read.add(at.toString());
           queue.push({ dir: vscode.Uri.joinPath(at, '..'), requests: relatedRequests(language, text, r.names) });
           break;
         }

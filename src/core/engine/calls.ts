@@ -22,7 +22,7 @@ export interface UnknownCall {
 export function unknownCall(notes: Notes, c: UnknownCall): void {
   const fix = c.from
     ? c.maybe
-      ? `it may come from ${c.from}, which the analysis does not read (it reads one file at a time)`
+      ? `it may come from ${c.from}, which the analysis does not read (or reads for its macros only)`
       : `it comes from \`${c.from}\`, which is another file (the analysis reads one file at a time)`
     : 'it is neither defined in this file nor a function the analysis knows';
   if (c.pointer) notes.say('unknownPointerCall', c.line, c.name, fix);

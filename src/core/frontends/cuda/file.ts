@@ -113,6 +113,8 @@ export interface Include {
   line: number;
   /** Offset in the analysed text (headers read in front of the file come first). */
   offset: number;
+  /** A project header read whole in front of the file (its functions are known). */
+  read?: true;
 }
 
 /**
@@ -347,10 +349,11 @@ export class FileInfo {
     return this.helperText().includes(word);
   }
 
-  /** The project headers the file includes (a kernel's `includes:*` read). */
+  /** The project headers the file and its headers include and that were not read whole: where an unknown function may come from (a kernel's `includes:*` read). */
   projectIncludes(): Include[] {
     noteQuery('includes:*');
-    return this.includes.filter((i) => !i.system);
+    const seen = new Set<string>();
+    return this.includes.filter((i) => !i.system && !i.read && !seen.has(i.path) && !!seen.add(i.path));
   }
 
   isDead(n: Node): boolean {

@@ -83,6 +83,8 @@ interface Headers {
   map: (row: number) => number;
   /** The specs read (their `#include` lines are not "not read"). */
   read: Set<string>;
+  /** The specs of those read for their macros only (past the headers a host reads whole: `RelatedFile.macrosOnly`). */
+  macrosOnly: Set<string>;
   /** Rows of the text in front of the file. */
   rows: number;
 }
@@ -96,7 +98,7 @@ function headerPrefix(input: Pick<FrontendContext, 'source' | 'related'>): Heade
   // The report holds the file's own kernels and the launches of its host code: a file with no kernel, whose
   // text and headers launch none, takes nothing from its headers (the same report without), so they are not parsed.
   if (!KERNEL.test(input.source) && !LAUNCH.test(input.source) && !related.some(([, f]) => LAUNCH.test(f.text)))
-    return { text: '', map: (row) => row + 1, read: new Set(related.map(([spec]) => spec.split(' ')[0])), rows: 0 };
+    return { text: '', map: (row) => row + 1, read: new Set(related.map(([spec]) => spec.split(' ')[0])), macrosOnly: new Set(), rows: 0 };
   const own = new Map(relatedRequests('cuda', input.source).map((q) => [q.spec, q.line]));
   const first = own.size ? Math.min(...own.values()) : 1;
   // Nested headers were read after the ones that include them: put them first.
@@ -105,11 +107,13 @@ function headerPrefix(input: Pick<FrontendContext, 'source' | 'related'>): Heade
   let text = '';
   let rows = 0;
   const read = new Set<string>();
+  const macrosOnly = new Set<string>();
   for (const [spec, f] of ordered) {
-    const body = f.text.endsWith('\n') ? f.text : `${f.text}\n`;
+    const body = f.text.endsWith('\n') || !f.text ? f.text : `${f.text}\n`;
     // The headers are parsed and scanned with the file on every analysis: past this size, the rest stay unread (and said).
     if (text.length + body.length > MAX_HEADER_TEXT) continue;
     read.add(spec.split(' ')[0]);
+    if (f.macrosOnly) macrosOnly.add(spec.split(' ')[0]);
     text += body;
     rows += body.split('\n').length - 1;
     spans.push({ to: rows, line: own.get(spec.split(' ')[0]) ?? first });
@@ -118,7 +122,7 @@ function headerPrefix(input: Pick<FrontendContext, 'source' | 'related'>): Heade
     if (row >= rows) return row - rows + 1;
     return spans.find((sp) => row < sp.to)!.line;
   };
-  return text ? { text, map, read, rows } : undefined;
+  return text ? { text, map, read, macrosOnly, rows } : undefined;
 }
 
 function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined, supplied: Set<string> | undefined, prefix: string | undefined): FileIR {
@@ -396,6 +400,9 @@ const EMPTY = 'empty';
 type Defines = Map<string, Set<string> | null>;
 
 /** The `#define`s of `source` from `from` on, into `out`. */
+/** Lines a qualifier macro's definition may go on for (`\` at the end of each). */
+const MAX_CONTINUED = 4;
+
 function definesOf(source: string, from: number, out: Defines): Defines {
   for (let at = source.indexOf('define', from); at >= 0; at = source.indexOf('define', at + 6)) {
     const line = source.lastIndexOf('\n', at - 1) + 1;
@@ -405,8 +412,13 @@ function definesOf(source: string, from: number, out: Defines): Defines {
     const name = m[1];
     // Never a qualifier itself or another reserved name (`#define __device__` in a header for host compilers).
     if (name.startsWith('__') || QUALIFIER_WORDS.has(name) || out.get(name) === null) continue;
-    // A definition that goes on past its line (`\`) is not a qualifier's.
-    const body = m[2] ?? '';
+    // A definition that goes on past its line (`\`): its lines joined (a few; a longer one is not a qualifier's).
+    let body = m[2] ?? '';
+    for (let end = at + m[0].length, n = 0; body.trimEnd().endsWith('\\') && n < MAX_CONTINUED; n++) {
+      const next = source.indexOf('\n', end);
+      body = `${body.trimEnd().slice(0, -1)} ${source.slice(end, next < 0 ? undefined : next)}`;
+      end = next < 0 ? source.length : next + 1;
+    }
     const spelling = body.trimEnd().endsWith('\\') ? undefined : /^\s*(?:\/\/.*)?$/.test(body) ? EMPTY : macroSpelling(body);
     if (spelling === undefined) out.set(name, null);
     // A set of its own (`out` may start as a copy of the headers' map, which stays as it is).
@@ -831,8 +843,10 @@ function findMissing(n: Node, out: { node: Node; parent: Node }[], depth = 0): v
 }
 
 /** The kernels of the file itself: a header's `__global__` functions are that header's. */
-function ownKernels(file: FileInfo, headers: Pick<Headers, 'text'> | undefined): FileInfo {
+function ownKernels(file: FileInfo, headers: Pick<Headers, 'text' | 'read' | 'macrosOnly'> | undefined): FileInfo {
   if (!headers) return file;
+  // The headers read whole: a function the analysis does not know does not come from them.
+  for (const i of file.includes) if (!i.system && headers.read.has(i.path) && !headers.macrosOnly.has(i.path)) i.read = true;
   const from = headers.text.length;
   const own = file.kernels.filter((k) => (k.template ?? k.node).startIndex >= from);
   file.kernels.splice(0, file.kernels.length, ...own);
@@ -843,6 +857,6 @@ function ownKernels(file: FileInfo, headers: Pick<Headers, 'text'> | undefined):
 function includeNotes(file: FileInfo, headers: Headers | undefined, supplied: Set<string> | undefined): Diagnostic[] {
   const from = headers?.text.length ?? 0;
   return file.includes
-    .filter((i) => !i.system && i.offset >= from && !supplied?.has(i.path))
-    .map((i) => say('includeNotRead', i.line, i.path));
+    .filter((i) => !i.system && i.offset >= from && (!supplied?.has(i.path) || headers?.macrosOnly.has(i.path)))
+    .map((i) => (supplied?.has(i.path) ? say('includeMacrosOnly', i.line, i.path) : say('includeNotRead', i.line, i.path)));
 }
