@@ -629,6 +629,57 @@ describe('incremental analysis equals a cold one after every edit', function () 
     assert.equal(kernelStats.analysed - before, 2);
   });
 
+  it('cuda: an include guard around the whole file is read as the preprocessor reads it first: its statements are top-level, an edit walks only its own', () => {
+    const body = [
+      '#define TILE 128',
+      '__global__ void scale(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * TILE + threadIdx.x;',
+      '  if (i < n) y[i] = 2.0f * x[i];',
+      '}',
+      '__device__ float twice(float v) { return 2.0f * v; }',
+      '__global__ void shift(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * TILE + threadIdx.x;',
+      '  if (i < n) y[i] = twice(x[i]) + 1.0f;',
+      '}',
+      'void run(float* y, const float* x, int n) {',
+      '  scale<<<(n + TILE - 1) / TILE, TILE>>>(y, x, n);',
+      '  shift<<<(n + TILE - 1) / TILE, TILE>>>(y, y, n);',
+      '}',
+    ];
+    const wrap = (open: string[], close: string[]) => [...open, ...body, ...close, ''].join('\n');
+    // What the report says, its lines aside.
+    const counts = (r: ReturnType<typeof analyzeSource>) =>
+      JSON.stringify([
+        r.kernels.map((k) => [k.name, k.perUnit, k.formulas, k.bindings, k.status]),
+        (r.pipelines ?? []).map((p) => [p.name, p.launches.map((l) => [l.kernel, l.bindings])]),
+        r.diagnostics.map((d) => d.code),
+      ]);
+    const plain = counts(analyzeSource(wrap([], []), parsers, { gpu: H100, path: 'plain.cu' }));
+    const guards = [
+      wrap(['/* scale kernels */', '#ifndef SCALE_CUH_', '#define SCALE_CUH_'], ['#endif  // SCALE_CUH_']),
+      wrap(['// scale kernels', '#if !defined(SCALE_CUH_)', '#define SCALE_CUH_'], ['#endif', '/* end */']),
+    ];
+    for (const g of guards) {
+      assert.equal(counts(analyzeSource(g, parsers, { gpu: H100, path: 'plain.cu' })), plain);
+      clearCaches();
+      analyzeSource(g, parsers, { gpu: H100, path: 'guarded.cu' });
+      const before = { ...cudaScanStats };
+      analyzeSource(g.replace('2.0f * x[i]', '3.0f * x[i]'), parsers, { gpu: H100, path: 'guarded.cu' });
+      // scale's statement walked again; the guard's lines, the macros and the others replayed or read as directives.
+      assert.ok(cudaScanStats.visited - before.visited <= 4, `${cudaScanStats.visited - before.visited} statements walked`);
+      assert.ok(cudaScanStats.replayed - before.replayed >= 3, `${cudaScanStats.replayed - before.replayed} statements replayed`);
+    }
+    // Not a guard: an `#else` of it, code after its `#endif`, another name defined: left as written, and read the same warm as cold.
+    const texts = [
+      wrap(['#ifndef SCALE_CUH_', '#define SCALE_CUH_'], ['#else', '#define TILE2 4', '#endif']),
+      wrap(['#ifndef SCALE_CUH_', '#define SCALE_CUH_'], ['#endif', 'int after = 1;']),
+      wrap(['#ifndef SCALE_CUH_', '#define OTHER_CUH_'], ['#endif']),
+      wrap(['#ifndef SCALE_CUH_', '#define SCALE_CUH_'], ['#endif']),
+      wrap(['#ifndef SCALE_CUH_', '#define SCALE_CUH_'], ['#endif']).replace('2.0f * x[i]', '4.0f * x[i]'),
+    ];
+    warmEqualsCold(parsers, 'guarded.cu', [guards[0]], texts, (i) => ['an #else', 'code after', 'another name', 'a guard again', 'an edit in it'][i]);
+  });
+
   it('cuda: typing in a host function does not analyse kernels that read only a declaration inside it, or no function at all', () => {
     // `prepare`'s alias is in the file's scan (a template's argument the analysis cannot resolve falls back to it):
     // the kernel reads that declaration, not the rest of `prepare`. `shift` and `scale` read of the helpers only

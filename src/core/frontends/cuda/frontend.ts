@@ -281,7 +281,7 @@ function spelled(head: string, own: string): { text: string; prefix: string } {
     const text = spelledPart(whole, definesOf(whole, 0, new Map()));
     to = { text, prefix: text.slice(0, head.length) };
   } else {
-    const ended = endUnterminatedComment(own);
+    const ended = spellIncludeGuard(endUnterminatedComment(own));
     to = { text: (h?.out ?? '') + spelledPart(ended, definesOf(ended, 0, new Map(h?.defines ?? []))), prefix: h?.out ?? '' };
   }
   lastSpelled = { head, own, to };
@@ -616,6 +616,72 @@ function blankSpans(source: string, blanks: { from: number; to: number }[]): str
     from = b.to;
   }
   return out + source.slice(from);
+}
+
+/** An include guard's `#ifndef X` or `#if !defined(X)` / `#if !defined X` line (from its `#`): [the directive, X, X, X]. */
+const GUARD_IF = /^#[ \t]*(?:ifndef[ \t]+(\w+)|if[ \t]+![ \t]*defined[ \t]*(?:\([ \t]*(\w+)[ \t]*\)|[ \t]+(\w+)))[ \t]*/;
+
+/** The `#define X` that follows it: [, X]. */
+const GUARD_DEFINE = /^#[ \t]*define[ \t]+(\w+)\b/;
+
+/** A conditional directive at the start of a line: which (`if`, `ifdef`, `ifndef`, `elif`…, `else`, `endif`). */
+const CONDITIONAL = /^[ \t]*#[ \t]*(if|ifdef|ifndef|elif\w*|else|endif)\b/gm;
+
+/** Where the first character after `at` that is neither white space nor in a comment stands (the text's length if none). */
+function pastBlank(source: string, at: number): number {
+  for (;;) {
+    while (at < source.length && /\s/.test(source[at])) at++;
+    if (source.startsWith('//', at)) {
+      const nl = source.indexOf('\n', at);
+      if (nl < 0) return source.length;
+      at = nl + 1;
+    } else if (source.startsWith('/*', at)) {
+      const end = source.indexOf('*/', at + 2);
+      if (end < 0) return source.length;
+      at = end + 2;
+    } else return at;
+  }
+}
+
+/**
+ * A file's include guard (`#ifndef X` / `#define X` … `#endif` around the
+ * whole text) with its `#ifndef` and `#endif` lines blanked: what the
+ * preprocessor reads the first time (X is not defined yet; its `#define` is
+ * kept). Without it the whole file was one top-level statement, walked again
+ * at every keystroke, with no statement of it carried over (syntax-tree.ts).
+ * Left as written unless the guard's `#endif` closes it and only comments
+ * follow (an `#else` of the guard, an `#if` left open, code after it: not a
+ * guard).
+ */
+function spellIncludeGuard(source: string): string {
+  if (!source.includes('#')) return source;
+  const open = pastBlank(source, 0);
+  const m = GUARD_IF.exec(source.slice(open, open + 400));
+  if (!m) return source;
+  // The directive's line: only a comment may follow it.
+  const eol = source.indexOf('\n', open);
+  const rest = source.slice(open + m[0].length, eol < 0 ? undefined : eol).trim();
+  if (eol < 0 || (rest && !rest.startsWith('//') && !/^\/\*.*\*\/$/.test(rest))) return source;
+  const def = pastBlank(source, eol + 1);
+  const d = GUARD_DEFINE.exec(source.slice(def, def + 400));
+  if (!d || d[1] !== (m[1] ?? m[2] ?? m[3])) return source;
+  let depth = 0;
+  CONDITIONAL.lastIndex = def;
+  for (let c = CONDITIONAL.exec(source); c; c = CONDITIONAL.exec(source)) {
+    const kind = c[1];
+    if (kind === 'endif') depth--;
+    else if (kind.startsWith('if')) depth++;
+    else if (depth === 0) return source;
+    if (depth >= 0) continue;
+    const end = source.indexOf('\n', c.index);
+    const lineEnd = end < 0 ? source.length : end;
+    if (pastBlank(source, lineEnd) < source.length) return source;
+    return blankSpans(source, [
+      { from: open, to: open + m[0].length },
+      { from: c.index, to: lineEnd },
+    ]);
+  }
+  return source;
 }
 
 /** `text` with every character but line ends made a space. */
