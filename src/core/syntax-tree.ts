@@ -987,10 +987,10 @@ export function reusable(tree: Tree): boolean {
   return (views.get(tree)?.donors.size ?? 0) < MAX_DONORS;
 }
 
-/** Lines in a text (newlines + 1). */
-function lineCount(text: string): number {
-  let n = 1;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+/** Newlines in `text` from `from` to `to`. */
+function newlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
   return n;
 }
 
@@ -1019,7 +1019,13 @@ function carryOver(before: TreeView, view: TreeView, span: TextSpan | undefined)
   for (const o of oldTop) byStart.set(o.startIndex, o);
   // Statements after the edit moved by the change in length, and by the change in line count.
   const moved = view.source.length - before.source.length;
-  const movedRows = moved === 0 ? 0 : lineCount(view.source) - lineCount(before.source);
+  // Only the changed span's newlines differ (the text around it is the same): not the whole text counted twice.
+  const movedRows =
+    moved === 0
+      ? 0
+      : span
+        ? newlines(view.source, span.start, span.endB) - newlines(before.source, span.start, span.endA)
+        : newlines(view.source, 0, view.source.length) - newlines(before.source, 0, before.source.length);
   const source = view.source;
   // First which statements are the same; nothing of the view changes unless some are carried.
   const found: (SyntaxNode | undefined)[] = new Array(kids.length);
