@@ -680,6 +680,52 @@ describe('incremental analysis equals a cold one after every edit', function () 
     warmEqualsCold(parsers, 'guarded.cu', [guards[0]], texts, (i) => ['an #else', 'code after', 'another name', 'a guard again', 'an edit in it'][i]);
   });
 
+  it('cuda: namespaces and extern "C" blocks are read as top-level code: a scoped call still finds its own namespace\'s function, an edit walks only its statement', () => {
+    const src = [
+      'namespace fast {',
+      '__device__ float f(float v) { return v * 2.0f; }',
+      '}  // namespace fast',
+      'namespace exact {',
+      '__device__ float f(float v) { return v * v + v * 3.0f; }',
+      '}',
+      'namespace ops { inline namespace v1 {',
+      '__global__ void scale(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      "  const char* tag = \"}{\"; char q = '}';",
+      '  if (i < n) y[i] = exact::f(x[i]) + fast::f(x[i]);',
+      '}',
+      '__global__ void shift(float* y, const float* x, int n) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  if (i < n) y[i] = fast::f(x[i]) + 1.0f;',
+      '}',
+      '} }',
+      'extern "C" {',
+      'void run(float* y, const float* x, int n) {',
+      '  ops::scale<<<(n + 127) / 128, 128>>>(y, x, n);',
+      '  ops::shift<<<(n + 127) / 128, 128>>>(y, y, n);',
+      '}',
+      '}',
+      '',
+    ].join('\n');
+    const r = analyzeSource(src, parsers, { gpu: H100, path: 'spaces.cu' });
+    // scale: exact::f 3 FLOPs + fast::f 1 + 1 add = 5 per thread; shift: fast::f 1 + 1 add = 2.
+    assert.deepEqual(r.kernels.map((k) => [k.name, k.perUnit.flops]), [['scale', 128 * 5], ['shift', 128 * 2]]);
+    clearCaches();
+    analyzeSource(src, parsers, { gpu: H100, path: 'spaces.cu' });
+    const before = { ...cudaScanStats };
+    analyzeSource(src.replace('+ 1.0f;', '+ 2.0f;'), parsers, { gpu: H100, path: 'spaces.cu' });
+    assert.ok(cudaScanStats.visited - before.visited <= 1, `${cudaScanStats.visited - before.visited} statements walked`);
+    assert.ok(cudaScanStats.replayed - before.replayed >= 4, `${cudaScanStats.replayed - before.replayed} statements replayed`);
+    // Braces an `#if` and its `#else` leave unbalanced, a string left open, braces that never close: left as written, the same warm as cold.
+    const unbalanced = src.replace('namespace exact {', '#if FAST\nnamespace exact { namespace inner {\n#else\nnamespace exact {\n#endif');
+    editsWarmEqualsCold(parsers, 'spaces.cu', src, [
+      ['an #if with unbalanced braces', src, unbalanced],
+      ['a string left open', '"}{"', '"}{'],
+      ['a brace left open', 'y[i] = fast::f(x[i]) + 1.0f;', 'y[i] = fast::f(x[i]) + 1.0f; {'],
+      ['a namespace renamed', 'namespace exact {', 'namespace precise {'],
+    ]);
+  });
+
   it('cuda: typing in a host function does not analyse kernels that read only a declaration inside it, or no function at all', () => {
     // `prepare`'s alias is in the file's scan (a template's argument the analysis cannot resolve falls back to it):
     // the kernel reads that declaration, not the rest of `prepare`. `shift` and `scale` read of the helpers only

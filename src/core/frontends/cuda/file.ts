@@ -173,7 +173,14 @@ const MAX_PP_DEPTH = 400;
 
 /** `FileInfo.callables`, read without recording (also the answer to its read: ./deps.ts). */
 export function callablesOf(file: FileInfo, name: string, scope: string | undefined): FnDef[] {
-  return (file.functions.get(name) ?? []).filter((d) => !d.isGlobal && d.body && (scope === undefined || inScope(d, scope)));
+  return (file.functions.get(name) ?? []).filter((d) => !d.isGlobal && d.body && (scope === undefined || inScope(file, d, scope)));
+}
+
+/** A namespace the respelling read as top-level code (`flatNamespaces` in frontend.ts): its name, and from its keyword to its `}`. */
+export interface FlatScope {
+  name: string;
+  from: number;
+  to: number;
 }
 
 /** `FileInfo.kernelParams`, read without recording (also the answer to its read: ./deps.ts). */
@@ -182,7 +189,7 @@ export function kernelParamsOf(file: FileInfo, name: string): Node[] | undefined
 }
 
 /** Whether a function is a member of a struct, or in a namespace, named `scope` (also one defined out of it: `Get<0>::of`). */
-function inScope(d: FnDef, scope: string): boolean {
+function inScope(file: FileInfo, d: FnDef, scope: string): boolean {
   if (d.owner?.name === scope) return true;
   let decl = d.node.childForFieldName('declarator');
   while (decl && decl.type !== 'function_declarator') decl = decl.childForFieldName('declarator');
@@ -190,7 +197,8 @@ function inScope(d: FnDef, scope: string): boolean {
   const outer = qualified?.type === 'qualified_identifier' ? qualified.childForFieldName('scope')?.text.replace(/\s+/g, '').replace(/<.*$/, '') : undefined;
   if (outer === scope) return true;
   for (let p = d.node.parentNode(); p; p = p.parentNode()) if (p.rawType() === 'namespace_definition' && p.childForFieldName('name')?.text === scope) return true;
-  return false;
+  const at = d.node.startIndex;
+  return file.flatScopes.some((f) => f.name === scope && at > f.from && at < f.to);
 }
 
 export class FileInfo {
@@ -227,6 +235,8 @@ export class FileInfo {
     private readonly userValues: ReadonlyMap<string, number>,
     private readonly arch: TargetArch = { from: 'no GPU selected' },
     sliced = false,
+    /** The namespaces the text was respelled without (their places in the analysed text). */
+    readonly flatScopes: readonly FlatScope[] = [],
   ) {
     this.archValue = userValues.get(CUDA_ARCH) ?? arch.value;
     if (!sliced) this.scanOn();
