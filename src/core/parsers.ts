@@ -255,9 +255,20 @@ function retire(tree: Tree): void {
 
 /** Point (row, column) of a string index. */
 function pointAt(source: string, index: number): { row: number; column: number } {
-  let row = 0;
-  let last = -1;
-  for (let i = source.indexOf('\n'); i !== -1 && i < index; i = source.indexOf('\n', i + 1)) {
+  // An edit asks for the same place twice (its rows, the tree's edit): the last answer is kept.
+  if (lastPoint?.source === source && lastPoint.index === index) return lastPoint.point;
+  const point = pointAfter(source, 0, { row: 0, column: 0 }, index);
+  lastPoint = { source, index, point };
+  return point;
+}
+
+let lastPoint: { source: string; index: number; point: { row: number; column: number } } | undefined;
+
+/** The row and column of `index`, counted on from `from` (at `at`): only the text between them is read. */
+function pointAfter(source: string, from: number, at: { row: number; column: number }, index: number): { row: number; column: number } {
+  let row = at.row;
+  let last = from - at.column - 1;
+  for (let i = source.indexOf('\n', from); i !== -1 && i < index; i = source.indexOf('\n', i + 1)) {
     row++;
     last = i;
   }
@@ -523,13 +534,15 @@ export function documentFrame(parser: Parser, key: string, source: string): DocF
 function editedCopy(tree: Tree, before: string, after: string, span: TextSpan): Tree {
   const { start, endA, endB } = span;
   const base = tree.copy();
+  // The texts are the same up to `start`: its place is counted once, the ends from it.
+  const at = pointAt(before, start);
   base.edit({
     startIndex: start,
     oldEndIndex: endA,
     newEndIndex: endB,
-    startPosition: pointAt(before, start),
-    oldEndPosition: pointAt(before, endA),
-    newEndPosition: pointAt(after, endB),
+    startPosition: at,
+    oldEndPosition: pointAfter(before, start, at, endA),
+    newEndPosition: pointAfter(after, start, at, endB),
   } as never);
   return base;
 }

@@ -23,7 +23,7 @@ import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
 import type { FlatScope } from './file';
 import { documentFrame, forgetTree, parseCached, type DocFrame } from '../../parsers';
-import { relatedRequests } from '../../related';
+import { relatedRequests, type RelatedFile } from '../../related';
 
 const MAX_SYNTAX_DIAGNOSTICS = 5;
 const MAX_SEARCH_DEPTH = 256;
@@ -101,11 +101,45 @@ function headerPrefix(input: Pick<FrontendContext, 'source' | 'related'>): Heade
   // text and headers launch none, takes nothing from its headers (the same report without), so they are not parsed.
   if (!KERNEL.test(input.source) && !LAUNCH.test(input.source) && !related.some(([, f]) => LAUNCH.test(f.text)))
     return { text: '', map: (row) => row + 1, read: new Set(related.map(([spec]) => spec.split(' ')[0])), macrosOnly: new Set(), rows: 0 };
-  const own = new Map(relatedRequests('cuda', input.source).map((q) => [q.spec, q.line]));
-  const first = own.size ? Math.min(...own.values()) : 1;
+  const joined = joinedHeaders(related);
+  if (!joined.text) return undefined;
+  const { text, spans, rows, read, macrosOnly } = joined;
+  // Where the file includes each header: read only when a row of the headers is mapped (a diagnostic in them).
+  let own: Map<string, number> | undefined;
+  let first = 1;
+  const lineOfSpec = (spec: string): number => {
+    if (!own) {
+      own = new Map(relatedRequests('cuda', input.source).map((q) => [q.spec, q.line]));
+      first = own.size ? Math.min(...own.values()) : 1;
+    }
+    return own.get(spec) ?? first;
+  };
+  const map = (row: number): number => {
+    if (row >= rows) return row - rows + 1;
+    return lineOfSpec(spans.find((sp) => row < sp.to)!.spec);
+  };
+  return { text, map, read, macrosOnly, rows };
+}
+
+/** The headers' text as read in front of the file, the rows each ends at, and what was read: the same for the same headers. */
+interface JoinedHeaders {
+  text: string;
+  spans: { to: number; spec: string }[];
+  rows: number;
+  read: Set<string>;
+  macrosOnly: Set<string>;
+}
+
+/** The last headers joined, by their specs, paths and texts (the editor sends new objects with the same texts at every keystroke). */
+let lastJoined: { related: [string, RelatedFile][]; out: JoinedHeaders } | undefined;
+
+function joinedHeaders(related: [string, RelatedFile][]): JoinedHeaders {
+  const last = lastJoined?.related;
+  if (last && last.length === related.length && last.every(([spec, f], i) => spec === related[i][0] && f.path === related[i][1].path && f.text === related[i][1].text && f.macrosOnly === related[i][1].macrosOnly))
+    return lastJoined!.out;
   // Nested headers were read after the ones that include them: put them first.
-  const ordered = related.reverse();
-  const spans: { to: number; line: number }[] = [];
+  const ordered = [...related].reverse();
+  const spans: { to: number; spec: string }[] = [];
   let text = '';
   let rows = 0;
   const read = new Set<string>();
@@ -114,17 +148,16 @@ function headerPrefix(input: Pick<FrontendContext, 'source' | 'related'>): Heade
     const body = f.text.endsWith('\n') || !f.text ? f.text : `${f.text}\n`;
     // The headers are parsed and scanned with the file on every analysis: past this size, the rest stay unread (and said).
     if (text.length + body.length > MAX_HEADER_TEXT) continue;
-    read.add(spec.split(' ')[0]);
-    if (f.macrosOnly) macrosOnly.add(spec.split(' ')[0]);
+    const name = spec.split(' ')[0];
+    read.add(name);
+    if (f.macrosOnly) macrosOnly.add(name);
     text += body;
-    rows += body.split('\n').length - 1;
-    spans.push({ to: rows, line: own.get(spec.split(' ')[0]) ?? first });
+    for (let i = body.indexOf('\n'); i !== -1; i = body.indexOf('\n', i + 1)) rows++;
+    spans.push({ to: rows, spec: name });
   }
-  const map = (row: number): number => {
-    if (row >= rows) return row - rows + 1;
-    return spans.find((sp) => row < sp.to)!.line;
-  };
-  return text ? { text, map, read, macrosOnly, rows } : undefined;
+  const out = { text, spans, rows, read, macrosOnly };
+  lastJoined = { related, out };
+  return out;
 }
 
 function analyseFile(ctx: FrontendContext, ownSource: string, headers: Headers | undefined, supplied: Set<string> | undefined, prefix: string | undefined, scopes: FlatScope[]): FileIR {
