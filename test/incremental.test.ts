@@ -28,6 +28,7 @@ import { fixtures, loadParsers } from './check';
 import { tritonLaunchBindStats, tritonOwnLaunchStats, tritonPipelineStats } from '../src/core/frontends/triton/frontend';
 import { cudaPipelineStats } from '../src/core/frontends/cuda/frontend';
 import { cudaScanStats } from '../src/core/frontends/cuda/file';
+import { launchStats } from '../src/core/frontends/cuda/launch';
 import { parseStats } from '../src/core/parsers';
 
 const ROOT = path.join(__dirname, '..');
@@ -724,6 +725,34 @@ describe('incremental analysis equals a cold one after every edit', function () 
       ['a brace left open', 'y[i] = fast::f(x[i]) + 1.0f;', 'y[i] = fast::f(x[i]) + 1.0f; {'],
       ['a namespace renamed', 'namespace exact {', 'namespace precise {'],
     ]);
+  });
+
+  it("cuda: typing in a kernel's body does not read its other launch sites again (their suggestions are kept with their reads)", () => {
+    const src = [
+      '__global__ void axpy(float a, const float* x, float* y, int n) {',
+      '  int i = blockIdx.x * blockDim.x + threadIdx.x;',
+      '  if (i < n) y[i] = a * x[i] + y[i];',
+      '}',
+      'void small(const float* x, float* y) { axpy<<<4, 256>>>(2.0f, x, y, 1024); }',
+      'void large(const float* x, float* y) { int n = 1 << 20; axpy<<<n / 512, 512>>>(3.0f, x, y, n); }',
+      'void odd(const float* x, float* y) { axpy<<<3, 128>>>(1.0f, x, y, 384); }',
+      '',
+    ].join('\n');
+    const typed = (s: string) => src.replace('a * x[i] + y[i]', s);
+    const texts = editsWarmEqualsCold(parsers, 'suggested.cu', src, [
+      ['typing in the body', 'a * x[i] + y[i]', 'a * x[i] + y[i] + 1.0f'],
+      ['another launch changed', 'axpy<<<3, 128>>>', 'axpy<<<6, 128>>>'],
+    ]);
+    assert.ok(texts.length === 2);
+    clearCaches();
+    const first = analyzeSource(src, parsers, { gpu: H100, path: 'suggested.cu' });
+    assert.deepEqual(Object.keys(first.kernels[0].suggestions ?? {}).sort(), ['blockDim.x', 'gridDim.x', 'n']);
+    analyzeSource(typed('a * x[i] + y[i] * 2.0f'), parsers, { gpu: H100, path: 'suggested.cu' });
+    const before = launchStats.reads;
+    const r = analyzeSource(typed('a * x[i] + y[i] * 3.0f'), parsers, { gpu: H100, path: 'suggested.cu' });
+    // Its first launch is read (it binds); the other two only suggest, kept.
+    assert.equal(launchStats.reads - before, 1);
+    assert.deepEqual(r.kernels[0].suggestions, first.kernels[0].suggestions);
   });
 
   it('cuda: typing in a host function does not analyse kernels that read only a declaration inside it, or no function at all', () => {

@@ -147,6 +147,19 @@ export class Suggestions {
   }
 }
 
+/** Suggestions as they are added, to be added again in order to another set (a kept value: the frontends' launch memos). */
+export class SuggestionLog extends Suggestions {
+  readonly adds: [string, number | boolean | string, BindingSource, string][] = [];
+  override add(name: string, value: number | boolean | string, source: BindingSource, detail: string): void {
+    this.adds.push([name, value, source, detail]);
+  }
+
+  /** Adds them, in order, to `to`. */
+  static replay(adds: readonly [string, number | boolean | string, BindingSource, string][], to: Suggestions): void {
+    for (const [name, value, source, detail] of adds) to.add(name, value, source, detail);
+  }
+}
+
 /** Parses a `--set` / pragma value: number (incl. 1e3, 0x10, 2**12), true/false, else string. */
 export function parseBindingValue(raw: string): number | boolean | string {
   const s = raw.trim();

@@ -14,7 +14,7 @@ import type { Diagnostic, FileIR, HostPipelineFact, KernelIR } from '../../ir';
 import { say } from '../../messages';
 import { CUDA_ARCH, targetArch } from './arch';
 import { FileInfo } from './file';
-import { analyzeKernel } from './kernel';
+import { analyzeKernel, clearSuggestionMemo } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
 import { errorLines, searchTogether, syntaxRoot } from '../../syntax-tree';
@@ -961,6 +961,7 @@ export function cudaPipelineStats(): { reused: number; moved: number; computed: 
 export function clearCudaCache(): void {
   cache.clear();
   pipelineMemo.clear();
+  clearSuggestionMemo();
   for (const scans of [fileScans, pendingScans]) {
     for (const s of scans.values()) s.snippets.dispose();
     scans.clear();
@@ -1031,7 +1032,7 @@ function analyzeKernels(ctx: FrontendContext, file: FileInfo, context: string, s
         name: def.name,
         line: lineOf(def.node),
         range: { startLine: fileRow(own.startPosition.row), endLine: fileRow(def.node.endPosition.row) },
-        run: () => analyzeKernel(ctx, file, def),
+        run: () => analyzeKernel(ctx, file, def, reads.fingerprint),
       };
     }),
     frame,

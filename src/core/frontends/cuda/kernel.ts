@@ -8,10 +8,11 @@
  * Template arguments: `--set`/`--dtype`, the launch, an explicit
  * instantiation, the defaults.
  */
-import { noteQuery } from '../../deps';
+import { noteQuery, type Answers, type Deps, type RowEdit } from '../../deps';
 import type { FrontendContext } from '../../frontend';
 import type { KernelIR, Region } from '../../ir';
-import { Suggestions } from '../../bindings';
+import { SuggestionLog, Suggestions } from '../../bindings';
+import { inputsKey, ReadsMemo } from '../../engine/driver';
 import { evaluate, mul, num, ONE, sub, sym, ZERO, type Expr } from '../../sym/expr';
 import { parseDtype, seedBindings } from '../common';
 import { evalExpr, evalTemplateArg } from './expr';
@@ -27,7 +28,11 @@ import type { Obj, Ptr, Val } from './values';
 
 const AXES = ['x', 'y', 'z'] as const;
 
-export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef): KernelIR {
+/**
+ * `reads`: the file's answers to recorded reads (./deps.ts), with which the
+ * values the kernel's other launch sites suggest are kept (`otherLaunches`).
+ */
+export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef, reads?: (d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers): KernelIR {
   const b = seedBindings(ctx);
   const root: Region = { kind: 'kernel', line: lineOf(def.node), trips: ONE, label: `__global__ ${def.name}`, events: [], children: [] };
   const st = new Interp(ctx, file, b, root, ONE);
@@ -44,7 +49,7 @@ export function analyzeKernel(ctx: FrontendContext, file: FileInfo, def: FnDef):
   if (launch) applyLaunch(st, def, launch);
   const suggestions = new Suggestions();
   // Values the file suggests besides the ones bound (a per-launch analysis of a pipeline needs none).
-  if (launch && !ctx.user.launch) suggestLaunches(st, def, sites, launch, suggestions);
+  if (launch && !ctx.user.launch) otherLaunches(st, def, sites, launch, suggestions, reads);
   launchBounds(st, def);
   oneDimensional(st, file);
   declareIndices(st);
@@ -207,6 +212,44 @@ function suggestLaunches(st: Interp, def: FnDef, sites: LaunchSite[], first: Lau
       add(other, `launch at line ${other.line}`, `${given.detail} → the launch at line ${other.line}`);
     }
   });
+}
+
+/**
+ * The values the kernel's other launch sites and its host function's other
+ * callers suggest (`suggestLaunches`), kept per kernel with the reads that
+ * made them: typing in the kernel's body does not run the host code before
+ * each of its launches again (cuda-samples' `reduction_kernel.cu`: 9 launch
+ * sites a kernel, ~3.5 ms a keystroke), as Triton's `ownLaunches` keeps its
+ * own. Plain data, added again in order. Besides its reads it depends on the
+ * kernel's parameters, the bindings before it and the user's inputs (the key).
+ */
+function otherLaunches(st: Interp, def: FnDef, sites: LaunchSite[], first: LaunchInfo, sug: Suggestions, reads: ((d: Deps, edit?: RowEdit, lines?: RowEdit) => Answers) | undefined): void {
+  if (!reads || (sites.length < 2 && !first.hostDetail)) return suggestLaunches(st, def, sites, first, sug);
+  const ctx = st.ctx;
+  const key = JSON.stringify([def.params.map((p) => p.text), def.tparams.map((t) => [t.name, t.kind]), st.b.toRecord(), !!first.hostDetail, sites.length, inputsKey(ctx)]);
+  const adds = suggestionMemo.get(
+    ctx,
+    `${ctx.path ?? '<input>'}\u0000${def.name}\u0000${ctx.gpu?.id ?? ''}`,
+    key,
+    st.file.root,
+    reads,
+    () => {
+      const log = new SuggestionLog();
+      suggestLaunches(st, def, sites, first, log);
+      return log.adds;
+    },
+    () => !ctx.budget.kernelTruncated && !ctx.budget.expired,
+    undefined,
+    true,
+  );
+  SuggestionLog.replay(adds, sug);
+}
+
+const suggestionMemo = new ReadsMemo<SuggestionLog['adds']>(1024);
+
+/** Forgets the kept suggestions (the frontend's caches cleared). */
+export function clearSuggestionMemo(): void {
+  suggestionMemo.clear();
 }
 
 /** `__launch_bounds__(N)`: N threads per block when nothing better is known. */

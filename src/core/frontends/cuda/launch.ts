@@ -46,7 +46,11 @@ export function hostInterp(ctx: FrontendContext, file: FileInfo, b: BindingSet):
   return new Interp(ctx, file, b, root, ONE, true);
 }
 
+/** Launch sites read (the host code before each run): tests. */
+export const launchStats = { reads: 0 };
+
 export function readLaunch(ctx: FrontendContext, file: FileInfo, b: BindingSet, site: LaunchSite, count: number, given?: { params: HostParams; detail: string }): LaunchInfo {
+  launchStats.reads++;
   const own = hostInterp(ctx, file, b);
   enterHostFunction(own, site.call);
   const ownArgs = site.args.map((a) => evalExpr(own, a));

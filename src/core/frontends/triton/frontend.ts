@@ -19,7 +19,7 @@ import type { BindingSource, Diagnostic, FileIR, HostPipelineFact, KernelIR } fr
 import { assumption, say, type Assumption } from '../../messages';
 import { documentFrame, parseCached } from '../../parsers';
 import { evaluate, exprKey, mul, num, sym, type Expr } from '../../sym/expr';
-import { BindingSet, Suggestions } from '../../bindings';
+import { BindingSet, SuggestionLog, Suggestions } from '../../bindings';
 import { keepLatest, seedBindings } from '../common';
 import { bindAutotune, bindDefaults, bindGlobals, bindHeuristics, constGlobals } from './bindings';
 import { constGlobalsAnswer, fingerprint } from './deps';
@@ -170,16 +170,8 @@ function ownLaunches(ctx: FrontendContext, m: ModuleInfo, k: FnInfo, launches: L
     true,
   );
   // Kept: its suggestions added in order; its binds asked again (the key says the set is as it was then).
-  if (sug) for (const [name, value, source, detail] of kept.suggestions) sug.add(name, value, source, detail);
+  if (sug) SuggestionLog.replay(kept.suggestions, sug);
   return takeBound(kept, b, computed);
-}
-
-/** Suggestions as they are added, to be added again in order to another set (a kept `OwnLaunches`). */
-class SuggestionLog extends Suggestions {
-  readonly adds: OwnLaunches['suggestions'] = [];
-  override add(name: string, value: number | boolean | string, source: BindingSource, detail: string): void {
-    this.adds.push([name, value, source, detail]);
-  }
 }
 
 /**
