@@ -473,6 +473,17 @@ describe("WGSL: a shader preprocessor's conditionals (vello, naga_oil `#ifdef`)"
     // Lines are kept: the kernel is where it was.
     assert.equal(set.kernels[0].line, 4);
   });
+  it("an imported file's conditionals are read with the same names, again when its text or the names change", async () => {
+    const main = ['#import scale', ...shader.slice(0, 4), '    let v = x[gid.x];', '    y[gid.x] = scaled(v);', '}'].join('\n');
+    const lib = (k: string) => ['#ifdef twice', `fn scaled(v: f32) -> f32 { return v * ${k} + 1.0; }`, '#else', 'fn scaled(v: f32) -> f32 { return v; }', '#endif'].join('\n');
+    const go = async (libText: string, set: Record<string, number>) =>
+      analyzeSource(main, await loadParsers(), { gpu: findGpu('h100-sxm')!, path: 'imports-defines.wgsl', set, grid: [16, 1, 1], related: { scale: { path: 'scale.wgsl', text: libText } } });
+    // Without `twice`: `scaled` is the identity (0 FLOPs); with it, 2; another text of the import, read again.
+    assert.equal((await go(lib('2.0'), {})).kernels[0].perUnit.flops, 0);
+    assert.equal((await go(lib('2.0'), { twice: 1 })).kernels[0].perUnit.flops, 2 * 64);
+    assert.equal((await go(lib('2.0 * 3.0'), { twice: 1 })).kernels[0].perUnit.flops, 3 * 64);
+    assert.equal((await go(lib('2.0 * 3.0'), {})).kernels[0].perUnit.flops, 0);
+  });
   it('a conditional left open is left as written: a syntax error, and the kernel incomplete', async () => {
     // (A file of its own: not the last good analysis of the one above, which a WGSL file that stops parsing shows as stale.)
     const open = await run(shader.filter((l) => l !== '#endif').join('\n'), {}, 'defines-open.wgsl');

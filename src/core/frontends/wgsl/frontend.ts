@@ -123,8 +123,17 @@ function withImports(ctx: FrontendContext, hostLine: (offset: number) => number,
   if (!src.includes('#import') && !conditional) return { code: src, lineOf: hostLine, embedded: undefined };
   const defined = definedNames(ctx);
   const requests = relatedRequests('wgsl', src);
-  const blank = (l: string) => (WGSL_IMPORT.test(l.replace(/\r$/, '')) ? l.replace(/[^\r]/g, ' ') : l);
-  const read = (text: string, line: (row: number) => number | undefined): string => resolveDefines(text, defined, line, diags).split('\n').map(blank).join('\n');
+  const read = (text: string, line: (row: number) => number | undefined): string => withoutImports(resolveDefines(text, defined, line, diags));
+  // An imported file is the same text at every keystroke (and says nothing at its own lines): read once.
+  const definedKey = [...defined].sort().join(',');
+  const readImported = (text: string): string => {
+    const kept = importedRead.get(definedKey);
+    if (kept?.text === text) return kept.out;
+    const out = read(text, () => undefined);
+    importedRead.set(definedKey, { text, out });
+    if (importedRead.size > MAX_RELATED) importedRead.delete(importedRead.keys().next().value as string);
+    return out;
+  };
   let code = read(src, (row) => row + 1);
   const own = code.length;
   const at: { from: number; line: number }[] = [];
@@ -137,7 +146,7 @@ function withImports(ctx: FrontendContext, hostLine: (offset: number) => number,
     if (depth === 0) for (const inner of relatedRequests('wgsl', r.text)) append(inner.spec, line, 1);
     at.push({ from: code.length, line });
     // An imported file's conditionals are said at the `#import` (once per name, as its own).
-    code += '\n' + read(r.text, () => undefined);
+    code += '\n' + readImported(r.text);
   };
   for (const q of requests) {
     if (ctx.related?.[q.spec]) append(q.spec, q.line, 0);
@@ -151,6 +160,22 @@ function withImports(ctx: FrontendContext, hostLine: (offset: number) => number,
     return line;
   };
   return { code, lineOf, embedded: undefined, own };
+}
+
+/** The last text of an imported file read, per set of names defined, and what reading it gave. */
+const importedRead = new Map<string, { text: string; out: string }>();
+
+/** A line made spaces (its `\r` kept). */
+function blankLine(l: string): string {
+  return l.endsWith('\r') ? `${' '.repeat(l.length - 1)}\r` : ' '.repeat(l.length);
+}
+
+/** A text with its `#import` lines blanked (places kept). */
+function withoutImports(text: string): string {
+  if (!text.includes('#import')) return text;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) if (lines[i].includes('#import') && WGSL_IMPORT.test(lines[i].replace(/\r$/, ''))) lines[i] = blankLine(lines[i]);
+  return lines.join('\n');
 }
 
 /** The names `#ifdef` takes as defined: a `--set`/settings or pragma value other than 0 or false. */
@@ -182,11 +207,12 @@ function resolveDefines(text: string, defined: ReadonlySet<string>, line: (row: 
   const stack: { active: boolean; taken: boolean; row: number }[] = [];
   const said = new Set<string>();
   const notes: Diagnostic[] = [];
-  const active = () => stack.every((s) => s.active);
+  // Branches open that are not read (a line is read when none is).
+  let inactive = 0;
   for (let row = 0; row < lines.length; row++) {
-    const m = DEFINE_DIRECTIVE.exec(lines[row]);
+    const m = lines[row].includes('#') ? DEFINE_DIRECTIVE.exec(lines[row]) : null;
     if (!m) {
-      if (!active()) out[row] = lines[row].replace(/[^\r]/g, ' ');
+      if (inactive) out[row] = blankLine(lines[row]);
       continue;
     }
     const [, kind, name] = m;
@@ -194,6 +220,7 @@ function resolveDefines(text: string, defined: ReadonlySet<string>, line: (row: 
       if (!name) return text;
       const on = defined.has(name) === (kind === 'ifdef');
       stack.push({ active: on, taken: on, row });
+      if (!on) inactive++;
       const at = line(row);
       if (at !== undefined && !said.has(name)) {
         said.add(name);
@@ -202,12 +229,16 @@ function resolveDefines(text: string, defined: ReadonlySet<string>, line: (row: 
     } else if (kind === 'else') {
       const top = stack[stack.length - 1];
       if (!top) return text;
+      if (!top.active) inactive--;
       top.active = !top.taken;
       top.taken = true;
+      if (!top.active) inactive++;
     } else {
-      if (!stack.pop()) return text;
+      const top = stack.pop();
+      if (!top) return text;
+      if (!top.active) inactive--;
     }
-    out[row] = lines[row].replace(/[^\r]/g, ' ');
+    out[row] = blankLine(lines[row]);
   }
   if (stack.length) return text;
   diags.push(...notes);
