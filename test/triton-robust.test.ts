@@ -134,6 +134,15 @@ describe('Triton: a statement the grammar runs on past its line end', () => {
     assert.deepEqual(k.incompleteReasons, ['syntaxErrorInKernel']);
   });
 
+  it('a half-typed line is said where it is after edits elsewhere: lines added above move it, an edit below keeps it', async () => {
+    const src = kernel(['y = x * 2.0 +', 'tl.store(y_ptr + offs, x * 3.0, mask=offs < n)']);
+    const at = async (text: string) => (await run(text)).diagnostics.filter((d) => /ends its line but not its statement/.test(d.message)).map((d) => d.line);
+    assert.deepEqual(await at(src), [7]);
+    assert.deepEqual(await at(`# a comment\n# another\n${src}`), [9]);
+    assert.deepEqual(await at(`# a comment\n# another\n${src}\n# below`), [9]);
+    assert.deepEqual(await at(src), [7]);
+  });
+
   it('brackets, a backslash, strings and comments continue a statement as Python does: no error', async () => {
     const { unendedRows } = await import('../src/core/frontends/triton/continuation');
     assert.deepEqual(unendedRows('y = f(a,\n      b)  # (\n'), [1]);

@@ -22,8 +22,22 @@ const SIMPLE = new Set([
 /** Statements that hold blocks, searched for the simple statements in them. */
 const COMPOUND = new Set(['block', 'if_statement', 'elif_clause', 'else_clause', 'for_statement', 'while_statement', 'with_statement', 'try_statement', 'except_clause', 'finally_clause', 'function_definition', 'decorated_definition', 'match_statement', 'case_clause']);
 
-/** Where a statement of `fn` runs on past a line end Python stops at: the 1-based line and its text. */
+/**
+ * Where a statement of `fn` runs on past a line end Python stops at: the
+ * 1-based line and its text. Kept with the function's node (a function an
+ * edit left alone is the same node in the next tree: only the edited one is
+ * read again), its lines counted from the function's own.
+ */
 export function unendedLines(fn: Node, line: (n: Node) => number): { line: number; text: string }[] {
+  const at = line(fn);
+  let kept = unendedKept.get(fn);
+  if (!kept) unendedKept.set(fn, (kept = readUnended(fn, line).map((u) => ({ by: u.line - at, text: u.text }))));
+  return kept.map((u) => ({ line: at + u.by, text: u.text }));
+}
+
+const unendedKept = new WeakMap<Node, { by: number; text: string }[]>();
+
+function readUnended(fn: Node, line: (n: Node) => number): { line: number; text: string }[] {
   const out: { line: number; text: string }[] = [];
   const todo: Node[] = [fn];
   for (let n = todo.pop(); n; n = todo.pop()) {
