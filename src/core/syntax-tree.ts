@@ -798,9 +798,23 @@ export function descendantsByStatement(root: SyntaxNode, types: string | readonl
   const out: SyntaxNode[] = wanted.includes(root.type) ? [root] : [];
   if (contains === undefined) searchOnce(root, wanted);
   // `contains`: what the text of every node of those types has (a launch's `<<<`): a statement without it is not searched.
-  for (const c of root.children) if (contains === undefined || contains.test(c.text)) out.push(...c.descendantsOfType(types));
+  const pattern = contains && `${contains.source}/${contains.flags}`;
+  const has = pattern ? (testedFor.get(pattern) ?? testedFor.set(pattern, new WeakMap()).get(pattern)!) : undefined;
+  for (const c of root.children) {
+    if (has) {
+      // Asked of each statement once (a statement carried over keeps its answer): its text still recorded as read.
+      let yes = has.get(c);
+      if (yes === undefined) has.set(c, (yes = contains!.test(c.text)));
+      else touched(c, true);
+      if (!yes) continue;
+    }
+    out.push(...c.descendantsOfType(types));
+  }
   return out;
 }
+
+/** Per `contains` pattern of `descendantsByStatement` (its source and flags): whether a statement's text has it. */
+const testedFor = new Map<string, WeakMap<SyntaxNode, boolean>>();
 
 /** Per grammar: searches made together on a top-level statement (`searchTogether`). */
 const batches = new WeakMap<object, { all: string[]; key: string; keys: Map<string, Set<string>> }>();
