@@ -164,6 +164,15 @@ function editsWarmEqualsCold(parsers: Parsers, file: string, src: string, edits:
   return texts;
 }
 
+/** The top-level statements a CUDA file's scan walks and replays for `edited`, after `start` (caches cleared first). */
+function scanAfterEdit(parsers: Parsers, file: string, start: string, edited: string): { walked: number; replayed: number } {
+  clearCaches();
+  analyzeSource(start, parsers, { gpu: H100, path: file });
+  const before = { ...cudaScanStats };
+  analyzeSource(edited, parsers, { gpu: H100, path: file });
+  return { walked: cudaScanStats.visited - before.visited, replayed: cudaScanStats.replayed - before.replayed };
+}
+
 /** Analyses `text` after `start` (caches cleared first): its report, and how many kernels it analysed (not kept). */
 function afterEdit(parsers: Parsers, file: string, start: string, text: string): { report: ReturnType<typeof analyzeSource>; analysed: number } {
   clearCaches();
@@ -662,13 +671,10 @@ describe('incremental analysis equals a cold one after every edit', function () 
     ];
     for (const g of guards) {
       assert.equal(counts(analyzeSource(g, parsers, { gpu: H100, path: 'plain.cu' })), plain);
-      clearCaches();
-      analyzeSource(g, parsers, { gpu: H100, path: 'guarded.cu' });
-      const before = { ...cudaScanStats };
-      analyzeSource(g.replace('2.0f * x[i]', '3.0f * x[i]'), parsers, { gpu: H100, path: 'guarded.cu' });
+      const { walked, replayed } = scanAfterEdit(parsers, 'guarded.cu', g, g.replace('2.0f * x[i]', '3.0f * x[i]'));
       // scale's statement walked again; the guard's lines, the macros and the others replayed or read as directives.
-      assert.ok(cudaScanStats.visited - before.visited <= 4, `${cudaScanStats.visited - before.visited} statements walked`);
-      assert.ok(cudaScanStats.replayed - before.replayed >= 3, `${cudaScanStats.replayed - before.replayed} statements replayed`);
+      assert.ok(walked <= 4, `${walked} statements walked`);
+      assert.ok(replayed >= 3, `${replayed} statements replayed`);
     }
     // Not a guard: an `#else` of it, code after its `#endif`, another name defined: left as written, and read the same warm as cold.
     const texts = [
@@ -711,12 +717,9 @@ describe('incremental analysis equals a cold one after every edit', function () 
     const r = analyzeSource(src, parsers, { gpu: H100, path: 'spaces.cu' });
     // scale: exact::f 3 FLOPs + fast::f 1 + 1 add = 5 per thread; shift: fast::f 1 + 1 add = 2.
     assert.deepEqual(r.kernels.map((k) => [k.name, k.perUnit.flops]), [['scale', 128 * 5], ['shift', 128 * 2]]);
-    clearCaches();
-    analyzeSource(src, parsers, { gpu: H100, path: 'spaces.cu' });
-    const before = { ...cudaScanStats };
-    analyzeSource(src.replace('+ 1.0f;', '+ 2.0f;'), parsers, { gpu: H100, path: 'spaces.cu' });
-    assert.ok(cudaScanStats.visited - before.visited <= 1, `${cudaScanStats.visited - before.visited} statements walked`);
-    assert.ok(cudaScanStats.replayed - before.replayed >= 4, `${cudaScanStats.replayed - before.replayed} statements replayed`);
+    const { walked, replayed } = scanAfterEdit(parsers, 'spaces.cu', src, src.replace('+ 1.0f;', '+ 2.0f;'));
+    assert.ok(walked <= 1, `${walked} statements walked`);
+    assert.ok(replayed >= 4, `${replayed} statements replayed`);
     // Braces an `#if` and its `#else` leave unbalanced, a string left open, braces that never close: left as written, the same warm as cold.
     const unbalanced = src.replace('namespace exact {', '#if FAST\nnamespace exact { namespace inner {\n#else\nnamespace exact {\n#endif');
     editsWarmEqualsCold(parsers, 'spaces.cu', src, [

@@ -14,7 +14,7 @@ import type { RowEdit } from './deps';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 import { bindModule, bound } from './ts-direct';
 import type { Language as SourceLanguage } from './ir';
-import { noteReparse, reusable, treesInUse, type TextSpan } from './syntax-tree';
+import { newlines, noteReparse, reusable, treesInUse, type TextSpan } from './syntax-tree';
 
 export type WasmName = 'web-tree-sitter.wasm' | 'tree-sitter-python.wasm' | 'tree-sitter-cuda.wasm';
 export type WasmLoader = (name: WasmName) => Promise<Uint8Array>;
@@ -496,18 +496,12 @@ function commonSuffix(a: string, b: string, max: number): number {
 function rowEdit(before: string, after: string, span = changedSpan(before, after)): RowEdit {
   const { start, endA, endB } = span;
   const at = pointAt(before, start);
-  const oldRows = rowsIn(before, start, endA);
-  const newRows = rowsIn(after, start, endB);
+  const oldRows = newlines(before, start, endA);
+  const newRows = newlines(after, start, endB);
   const whole = at.column === 0 && (endA === start || before.charCodeAt(endA - 1) === 10) && (endB === start || after.charCodeAt(endB - 1) === 10);
   return whole
     ? { startRow: at.row, oldEndRow: at.row + oldRows - 1, newEndRow: at.row + newRows - 1 }
     : { startRow: at.row, oldEndRow: at.row + oldRows, newEndRow: at.row + newRows };
-}
-
-function rowsIn(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
 
 /** The last text of documents analysed without a tree of this cache (WGSL: `wesl` parses), and its version. */

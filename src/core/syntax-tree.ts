@@ -1002,7 +1002,7 @@ export function reusable(tree: Tree): boolean {
 }
 
 /** Newlines in `text` from `from` to `to`. */
-function newlines(text: string, from: number, to: number): number {
+export function newlines(text: string, from: number, to: number): number {
   let n = 0;
   for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
   return n;

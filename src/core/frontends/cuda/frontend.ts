@@ -17,7 +17,7 @@ import { FileInfo } from './file';
 import { analyzeKernel, clearSuggestionMemo } from './kernel';
 import { cudaPipelines } from './pipeline';
 import type { Tree } from 'web-tree-sitter';
-import { errorLines, searchTogether, syntaxRoot } from '../../syntax-tree';
+import { errorLines, newlines, searchTogether, syntaxRoot } from '../../syntax-tree';
 import type { Deps, RowEdit } from '../../deps';
 import { fingerprint } from './deps';
 import { brief, fileRow, lineOf, Snippets, withRowMap, type Node } from './syntax';
@@ -152,7 +152,7 @@ function joinedHeaders(related: [string, RelatedFile][]): JoinedHeaders {
     read.add(name);
     if (f.macrosOnly) macrosOnly.add(name);
     text += body;
-    for (let i = body.indexOf('\n'); i !== -1; i = body.indexOf('\n', i + 1)) rows++;
+    rows += newlines(body, 0, body.length);
     spans.push({ to: rows, spec: name });
   }
   const out = { text, spans, rows, read, macrosOnly };
@@ -449,10 +449,10 @@ const EMPTY = 'empty';
 /** What the `#define`s of a text say of its macros: each name's spellings (`macroSpelling`, or EMPTY), or null for a name also defined otherwise. */
 type Defines = Map<string, Set<string> | null>;
 
-/** The `#define`s of `source` from `from` on, into `out`. */
 /** Lines a qualifier macro's definition may go on for (`\` at the end of each). */
 const MAX_CONTINUED = 4;
 
+/** The `#define`s of `source` from `from` on, into `out`. */
 function definesOf(source: string, from: number, out: Defines): Defines {
   for (let at = source.indexOf('define', from); at >= 0; at = source.indexOf('define', at + 6)) {
     const line = source.lastIndexOf('\n', at - 1) + 1;
