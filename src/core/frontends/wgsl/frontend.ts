@@ -457,7 +457,8 @@ function parse(code: string, path: string, lineOf: (offset: number) => number, d
   const limit = errors.stackTraceLimit;
   if (typeof limit === 'number') errors.stackTraceLimit = 0;
   try {
-    return parseSrcModule({ modulePath: 'package::main', debugFilePath: path, src: code });
+    // Comments are not read (wesl attaches each to the nearest element by default: a walk of the whole tree).
+    return parseSrcModule({ modulePath: 'package::main', debugFilePath: path, src: code }, { keepComments: false });
   } catch (e) {
     diags.push({ ...say('parseError', lineOf(0), String((e as Error)?.message ?? e)), severity: 'error' });
     return undefined;
