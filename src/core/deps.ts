@@ -20,7 +20,12 @@
  */
 import { hash53 } from './hash';
 
+/** Recordings made (each `Deps` its number). */
+let made = 0;
+
 export class Deps {
+  /** This recording's number, never 0 (a node records the last recording it was read in: syntax-tree.ts `touched`). */
+  readonly serial = ++made;
   /** Start rows of the own file's top-level statements read. */
   readonly rows = new Set<number>();
   readonly queries = new Set<string>();

@@ -119,7 +119,7 @@ const NO_PARENT = null;
  */
 function touched(n: SyntaxNode, content: boolean, escapes = false, holds = content, list = false): void {
   const d = recording();
-  if (!d) return;
+  if (!d || n._seen === d.serial) return;
   const top = n.topNode();
   if (top === null) {
     if (content && n === d.root) d.whole = true;
@@ -127,15 +127,20 @@ function touched(n: SyntaxNode, content: boolean, escapes = false, holds = conte
   }
   if (top.parentNode() !== d.root) return;
   const unit = n.readUnit()!;
+  const wrapper = isWrapper(unit);
   // The text, children or descendants of a wrapper's own node (itself, a namespace's body) hold the statements
   // inside it: those are read too, each as its own unit.
-  if (holds && isWrapper(unit)) readInner(d, unit, n);
+  if (holds && wrapper) readInner(d, unit, n);
   // The list of a wrapper's statements (or a body's): where they are, as a query (`unitsAnswer`).
-  else if (list && isWrapper(unit) && (n === unit || bodiesOf(unit).includes(n))) d.queries.add(unitsKey(unit));
+  else if (list && wrapper && (n === unit || bodiesOf(unit).includes(n))) d.queries.add(unitsKey(unit));
   const row = unit.startPosition.row;
-  if (d.rows.has(row)) return;
-  if (!escapes && d.covered && within(d.covered.get(row) as SyntaxNode[] | undefined, n)) return;
-  d.rows.add(row);
+  if (!d.rows.has(row)) {
+    if (!escapes && d.covered && within(d.covered.get(row) as SyntaxNode[] | undefined, n)) return;
+    d.rows.add(row);
+  }
+  // Its row is in the recording: any later read of the node records nothing more (rows are only added while it
+  // records). Not for a node of a wrapper, whose reads add the wrapper's statements or list by what they take in.
+  if (!wrapper) n._seen = d.serial;
 }
 
 /**
@@ -402,6 +407,8 @@ export class SyntaxNode {
   _inner: readonly SyntaxNode[] | undefined;
   /** @internal A wrapper's `units:` query (`unitsKey`). */
   _units: { row: number; key: string } | undefined;
+  /** @internal The recording (`Deps.serial`) its statement's row is recorded in already (`touched`). */
+  _seen = 0;
 
   constructor(
     /** @internal The view that made the node (a carried node keeps its own: its handle is of that view's tree). */
