@@ -328,6 +328,35 @@ describe('sliced analysis and resumable parsing', function () {
   });
 
   /**
+   * Slices grow (a worker's: 8× the last call, up to maxSliceMs) only once
+   * kernels were shown: a slice grown while the file was scanned made the
+   * kernels on screen wait for every kernel that fit in it. Each call here
+   * seems to take a second (the clock moves 1,000 ms a look), which grows a
+   * slice to maxSliceMs at once.
+   */
+  it('analyseInSlices: the kernels on screen come first, in a slice of their own (slices grow only once kernels are shown)', async () => {
+    const text = fixtureFile(ROOT, 'triton', 400);
+    const opts = { gpu: H100, path: 'first-lenses.py', language: 'triton' as const };
+    clearCaches();
+    const whole = analyzeSource(text, parsers, opts);
+    const focusLine = whole.kernels[Math.floor(whole.kernels.length / 2)].line;
+    clearCaches();
+    let clock = 0;
+    const partials: number[] = [];
+    const r = await analyseInSlices(parsers, text, { ...opts, focus: { startLine: focusLine - 1, endLine: focusLine } }, {
+      sliceMs: 0,
+      maxSliceMs: 600_000,
+      now: () => (clock += 1000),
+      pause: macrotask,
+      onPartial: (p) => partials.push(p.kernels.length),
+    });
+    assert.ok(partials.length > 0, 'a partial report before the whole');
+    assert.ok(partials[0] < whole.kernels.length / 4, `the first partial report holds the kernels on screen, not ${partials[0]} of ${whole.kernels.length}`);
+    assert.deepEqual(content(r), content(whole));
+    clearCaches();
+  });
+
+  /**
    * The parse ahead parses the text the analysis parses (CUDA: `__align__`
    * spelled as the grammar reads it; with project headers in front, the
    * analysis's own parse from the headers' tree): parsing the file as typed
