@@ -328,13 +328,14 @@ describe('sliced analysis and resumable parsing', function () {
   });
 
   /**
-   * Slices grow (a worker's: 8× the last call, up to maxSliceMs) only once
-   * kernels were shown: a slice grown while the file was scanned made the
-   * kernels on screen wait for every kernel that fit in it. Each call here
-   * seems to take a second (the clock moves 1,000 ms a look), which grows a
-   * slice to maxSliceMs at once.
+   * A worker's slices grow (8× the last call, up to maxSliceMs), and the
+   * first call that reaches the kernels ends with the kernels on screen
+   * (`focusFirst`): a slice grown while the file was scanned made them wait
+   * for every kernel that fit in it. Each call here seems to take a second
+   * (the clock moves 1,000 ms a look), which grows a slice to maxSliceMs at
+   * once.
    */
-  it('analyseInSlices: the kernels on screen come first, in a slice of their own (slices grow only once kernels are shown)', async () => {
+  it('analyseInSlices: the kernels on screen come first, in a slice of their own (focusFirst until kernels are shown)', async () => {
     const text = fixtureFile(ROOT, 'triton', 400);
     const opts = { gpu: H100, path: 'first-lenses.py', language: 'triton' as const };
     clearCaches();
@@ -353,6 +354,13 @@ describe('sliced analysis and resumable parsing', function () {
     assert.ok(partials.length > 0, 'a partial report before the whole');
     assert.ok(partials[0] < whole.kernels.length / 4, `the first partial report holds the kernels on screen, not ${partials[0]} of ${whole.kernels.length}`);
     assert.deepEqual(content(r), content(whole));
+    // One call, a slice that never ends: with focusFirst it ends after the kernel on screen; without, it does all.
+    for (const focusFirst of [true, false]) {
+      clearCaches();
+      const one = analyzeSource(text, parsers, { ...opts, sliceMs: 600_000, focus: { startLine: focusLine - 1, endLine: focusLine - 1 }, ...(focusFirst ? { focusFirst } : {}) });
+      if (focusFirst) assert.deepEqual(one.kernels.map((k) => k.line), [focusLine], 'the kernel on screen only');
+      else assert.equal(one.kernels.length, whole.kernels.length);
+    }
     clearCaches();
   });
 

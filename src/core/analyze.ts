@@ -66,6 +66,13 @@ export interface AnalyzeOptions extends Partial<UserInputs> {
    * visible range, so a time slice shows them first. The report keeps file order.
    */
   focus?: { startLine: number; endLine: number };
+  /**
+   * With `sliceMs` and `focus`: the slice ends once the kernels of `focus`
+   * are analysed (at least one kernel analysed), however long it is — the
+   * first kernels an editor shows are not kept for the rest of a slice
+   * grown while the file was scanned (src/extension/sliced.ts).
+   */
+  focusFirst?: boolean;
   /** Texts of the project files the source names (`#import config`), by spec, as the host read them (src/core/related.ts). */
   related?: Readonly<Record<string, RelatedFile>>;
   /**
@@ -194,6 +201,7 @@ export function analyzeSource(source: string, parsers: Parsers, opts: AnalyzeOpt
     kernelSteps: opts.kernelSteps,
     fileSteps: opts.fileSteps,
     focus: opts.focus,
+    focusFirst: opts.focusFirst,
   });
   const freshAtStart = kernelStats.analysed;
   let ir: FileIR;

@@ -29,6 +29,8 @@ export interface BudgetOptions {
   parseMs?: number;
   /** Lines (0-based, inclusive) whose kernels are analysed first, e.g. what an editor shows; the report keeps file order. */
   focus?: { startLine: number; endLine: number };
+  /** The time slice ends once the kernels of `focus` are analysed (see AnalyzeOptions.focusFirst). */
+  focusFirst?: boolean;
 }
 
 export const DEFAULT_KERNEL_STEPS = 1_000_000;
@@ -70,6 +72,8 @@ export class Budget {
   readonly parseMs: number | undefined;
   /** Lines whose kernels go first (see BudgetOptions.focus). */
   readonly focus: { startLine: number; endLine: number } | undefined;
+  /** The slice ends with the focus's kernels (BudgetOptions.focusFirst). */
+  readonly focusFirst: boolean;
   private steps = 0;
   /**
    * The highest step count the current scope reached in optional work (whose
@@ -94,6 +98,7 @@ export class Budget {
     this.fileSteps = opts.fileSteps ?? DEFAULT_FILE_STEPS;
     this.parseMs = opts.parseMs;
     this.focus = opts.focus;
+    this.focusFirst = opts.focusFirst ?? false;
   }
 
   /** One step of work; true once the current budget is spent (cheap enough for inner loops). */

@@ -71,22 +71,23 @@ export async function analyseInSlices(parsers: Parsers, text: string, options: S
   let analysed = -1;
   let sliceMs = control.sliceMs;
   const maxSliceMs = Math.max(control.sliceMs, control.maxSliceMs ?? control.sliceMs);
-  // Whether a partial report with kernels was handed on: until then slices stay short, so the first kernels (those
-  // on screen) are shown as soon as they are done, not at the end of a slice grown while the file was scanned.
+  // Whether a partial report with kernels was handed on: until then a slice ends with the kernels on screen
+  // (`focusFirst`), so they are shown as soon as they are done, not at the end of a slice grown while the file
+  // was scanned.
   let shown = false;
   for (;;) {
     const started = now();
-    const report = analyzeSource(text, parsers, { ...options, sliceMs });
+    const report = analyzeSource(text, parsers, { ...options, sliceMs, ...(shown ? {} : { focusFirst: true }) });
     // Complete, or no progress (a kernel the safety net cut short is redone by every call): done.
     // Progress: the statements of a scan that spans slices, then (past every statement) the kernels.
     if (!report.partial || progressOf(report.partial) <= analysed) return report;
     analysed = progressOf(report.partial);
+    sliceMs = Math.min(maxSliceMs, Math.max(control.sliceMs, 8 * (now() - started)));
     // A scan still under way has no kernels to show: the editor keeps what it shows until some arrive.
     if (report.partial.scanned === undefined) {
       control.onPartial?.(report);
       shown = true;
     }
-    if (shown) sliceMs = Math.min(maxSliceMs, Math.max(control.sliceMs, 8 * (now() - started)));
     await control.pause();
     if (cancelled()) return undefined;
   }

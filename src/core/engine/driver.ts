@@ -257,11 +257,13 @@ export interface DriverResult {
 function runOrder(jobs: KernelJob[], focus: { startLine: number; endLine: number } | undefined): number[] {
   const all = jobs.map((_, i) => i);
   if (!focus) return all;
-  const seen = (j: KernelJob): boolean => {
-    const r = j.range ?? { startLine: j.line - 1, endLine: j.line - 1 };
-    return r.endLine >= focus.startLine && r.startLine <= focus.endLine;
-  };
-  return [...all.filter((i) => seen(jobs[i])), ...all.filter((i) => !seen(jobs[i]))];
+  return [...all.filter((i) => inFocus(jobs[i], focus)), ...all.filter((i) => !inFocus(jobs[i], focus))];
+}
+
+/** Whether a kernel's lines overlap the focus. */
+function inFocus(j: KernelJob, focus: { startLine: number; endLine: number }): boolean {
+  const r = j.range ?? { startLine: j.line - 1, endLine: j.line - 1 };
+  return r.endLine >= focus.startLine && r.startLine <= focus.endLine;
 }
 
 /**
@@ -310,7 +312,10 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     seen.set(job.key, n + 1);
     return n === 0 ? job.key : `${job.key}\u0000#${n}`;
   });
-  for (const index of runOrder(run, ctx.budget.focus)) {
+  const order = runOrder(run, ctx.budget.focus);
+  // The kernels of the focus come first in the order: with `focusFirst`, a slice ends after them.
+  const focused = ctx.budget.focusFirst && ctx.budget.focus ? order.filter((i) => inFocus(run[i], ctx.budget.focus!)).length : Infinity;
+  for (const [at, index] of order.entries()) {
     const job = run[index];
     // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
     // (an Enter above a pragma moves the kernel instead of changing its key); without, they are part of the key.
@@ -323,7 +328,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
       continue;
     }
     if (ctx.budget.expired) break;
-    if (fresh > 0 && ctx.budget.over()) continue;
+    if (fresh > 0 && (ctx.budget.over() || at >= focused)) continue;
     fresh++;
     kernelStats.analysed++;
     let ir: KernelIR;
