@@ -251,19 +251,19 @@ export interface DriverResult {
 
 /**
  * The order jobs are run in: the kernels that overlap the budget's focus (the
- * lines an editor shows) first, so a time slice spends itself on them; the
+ * lines an editor shows) first, so a time slice spends itself on them
+ * (`focused` of them; without a focus, Infinity: no slice ends after them); the
  * report keeps the file's order.
  */
-function runOrder(jobs: KernelJob[], focus: { startLine: number; endLine: number } | undefined): number[] {
+function runOrder(jobs: KernelJob[], focus: { startLine: number; endLine: number } | undefined): { order: number[]; focused: number } {
   const all = jobs.map((_, i) => i);
-  if (!focus) return all;
-  return [...all.filter((i) => inFocus(jobs[i], focus)), ...all.filter((i) => !inFocus(jobs[i], focus))];
-}
-
-/** Whether a kernel's lines overlap the focus. */
-function inFocus(j: KernelJob, focus: { startLine: number; endLine: number }): boolean {
-  const r = j.range ?? { startLine: j.line - 1, endLine: j.line - 1 };
-  return r.endLine >= focus.startLine && r.startLine <= focus.endLine;
+  if (!focus) return { order: all, focused: Infinity };
+  const seen = (j: KernelJob): boolean => {
+    const r = j.range ?? { startLine: j.line - 1, endLine: j.line - 1 };
+    return r.endLine >= focus.startLine && r.startLine <= focus.endLine;
+  };
+  const first = all.filter((i) => seen(jobs[i]));
+  return { order: [...first, ...all.filter((i) => !seen(jobs[i]))], focused: first.length };
 }
 
 /**
@@ -312,9 +312,9 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
     seen.set(job.key, n + 1);
     return n === 0 ? job.key : `${job.key}\u0000#${n}`;
   });
-  const order = runOrder(run, ctx.budget.focus);
-  // The kernels of the focus come first in the order: with `focusFirst`, a slice ends after them.
-  const focused = ctx.budget.focusFirst && ctx.budget.focus ? order.filter((i) => inFocus(run[i], ctx.budget.focus!)).length : Infinity;
+  const { order, focused } = runOrder(run, ctx.budget.focus);
+  // With `focusFirst`, a slice ends after the focus's kernels (first in the order).
+  const last = ctx.budget.focusFirst ? focused : Infinity;
   for (const [at, index] of order.entries()) {
     const job = run[index];
     // A job with recorded reads: the lines the inputs name (pragmas, a pipeline launch) are answered with them
@@ -328,7 +328,7 @@ export function runKernels(ctx: FrontendContext, cache: KernelCache, language: L
       continue;
     }
     if (ctx.budget.expired) break;
-    if (fresh > 0 && (ctx.budget.over() || at >= focused)) continue;
+    if (fresh > 0 && (ctx.budget.over() || at >= last)) continue;
     fresh++;
     kernelStats.analysed++;
     let ir: KernelIR;

@@ -61,11 +61,11 @@ function answer(file: FileInfo, map: string, key: string): string {
     case 'reaches':
       return [...launchingFunctions(file)].filter(([, n]) => n > 0).map(([name, n]) => `${name}:${n}`).join(',') || NONE;
     case 'params': {
-      const k = byName(kernelsByName, file.kernels, key)[0];
+      const k = byName(file.kernels, key)[0];
       return k ? paramNames(k.node).join(',') : NONE;
     }
     case 'launches':
-      return (all ? file.launches : byName(launchesByName, file.launches, key)).map((l) => `${answerRow(l.call.startPosition.row)}:${l.name}:${l.call.text}`).join(';');
+      return (all ? file.launches : byName(file.launches, key)).map((l) => `${answerRow(l.call.startPosition.row)}:${l.name}:${l.call.text}`).join(';');
     case 'calls':
       return callsAnswer(file, key);
     default:
@@ -77,13 +77,12 @@ function answer(file: FileInfo, map: string, key: string): string {
  * A scan's kernels and launch sites by name, in file order: each kernel's
  * reads ask for its own (`params:K`, `launches:K`), and a filter of the whole
  * list per kernel made answering every kernel's reads quadratic in a file's
- * kernels. Built again when the list grew (a scan in slices adds to it).
+ * kernels. Per list; built again when the list grew (a scan in slices adds to it).
  */
-const kernelsByName = new WeakMap<readonly { name: string }[], { n: number; map: Map<string, { name: string }[]> }>();
-const launchesByName = new WeakMap<readonly { name: string }[], { n: number; map: Map<string, { name: string }[]> }>();
+const byNameIndex = new WeakMap<readonly unknown[], { n: number; map: Map<string, unknown[]> }>();
 
-function byName<T extends { name: string }>(index: WeakMap<readonly { name: string }[], { n: number; map: Map<string, { name: string }[]> }>, list: readonly T[], name: string): readonly T[] {
-  let kept = index.get(list);
+function byName<T extends { name: string }>(list: readonly T[], name: string): readonly T[] {
+  let kept = byNameIndex.get(list);
   if (!kept || kept.n !== list.length) {
     const map = new Map<string, T[]>();
     for (const x of list) {
@@ -91,7 +90,7 @@ function byName<T extends { name: string }>(index: WeakMap<readonly { name: stri
       if (same) same.push(x);
       else map.set(x.name, [x]);
     }
-    index.set(list, (kept = { n: list.length, map }));
+    byNameIndex.set(list, (kept = { n: list.length, map }));
   }
   return (kept.map.get(name) as T[] | undefined) ?? [];
 }
