@@ -30,10 +30,10 @@ const importMetaUrlShim = {
 
 /**
  * web-tree-sitter reaches Node's `module` and `fs/promises` through `await
- * import(…)`; in the CLI's bundle they are required (`nodeRequire`, the
- * bundle's own `require`: web-tree-sitter declares a `require` of its own).
- * A script compiled from V8's code cache (src/cli/launch.ts) cannot import
- * dynamically.
+ * import(…)`; in the CLI's bundle and the desktop worker's they are required
+ * (`nodeRequire`, the bundle's own `require`: web-tree-sitter declares a
+ * `require` of its own). A script compiled from V8's code cache
+ * (src/node/codeCache.ts) cannot import dynamically.
  */
 const staticNodeImports = {
   name: 'static-node-imports',
@@ -122,13 +122,24 @@ if (existsSync(join(root, 'src/extension/extension.ts'))) {
     },
     {
       ...common,
-      entryPoints: [join(root, 'src/desktop/worker.ts')],
+      // The analysis worker's entry: runs dist/worker-main.js from the code cache it keeps (src/desktop/workerLaunch.ts).
+      entryPoints: [join(root, 'src/desktop/workerLaunch.ts')],
       outfile: join(root, 'dist/worker.js'),
       platform: 'node',
       format: 'cjs',
       minify: true,
-      banner: nodeBanner,
+    },
+    {
+      ...common,
+      entryPoints: [join(root, 'src/desktop/worker.ts')],
+      outfile: join(root, 'dist/worker-main.js'),
+      platform: 'node',
+      format: 'cjs',
+      minify: true,
+      // Compiled through vm.Script like the CLI's bundle: no dynamic import().
+      banner: { js: `${nodeBanner.js}\nconst nodeRequire = require;` },
       define: { ...common.define, ...importMetaUrlShim },
+      plugins: [staticNodeImports],
     },
     {
       ...common,
@@ -205,6 +216,6 @@ function writeCodeCache() {
   if (run.status !== 0) {
     rmSync(cache, { force: true });
     console.warn(`build: no CLI code cache (the warm-up run ended with ${run.status ?? run.signal})`);
-  }
+  } else if (!existsSync(cache)) console.warn('build: no CLI code cache (the warm-up run could not write it)');
 }
 void require;

@@ -97,7 +97,7 @@ describe('the .vsix (npm run package)', function () {
       assert.ok(!f.endsWith('.map') && !f.endsWith('.ts'), `${f} must not be packaged`);
     }
     // Everything else is on an allow-list: a new file in the package is a decision, not an accident.
-    const allowed = /^(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/extension\.js|dist\/worker\.js|dist\/web\/extension\.js|dist\/web\/worker\.js|dist\/webview\.js|dist\/[\w-]+\.wasm|media\/[\w.-]+)$/;
+    const allowed = /^(package\.json|readme\.md|changelog\.md|LICENSE\.txt|dist\/extension\.js|dist\/worker\.js|dist\/worker-main\.js|dist\/web\/extension\.js|dist\/web\/worker\.js|dist\/webview\.js|dist\/[\w-]+\.wasm|media\/[\w.-]+)$/;
     const stray = files.filter((f) => !allowed.test(f));
     assert.deepEqual(stray, [], 'files outside the allow-list');
   });
@@ -109,6 +109,7 @@ describe('the .vsix (npm run package)', function () {
       pkg.browser.replace(/^\.\//, ''),
       // The analysis workers the desktop and web extensions start (docs/architecture.md).
       'dist/worker.js',
+      'dist/worker-main.js',
       'dist/web/worker.js',
       'dist/webview.js',
       pkg.icon,
@@ -122,7 +123,7 @@ describe('the .vsix (npm run package)', function () {
     for (const f of [...need, ...wasm]) assert.ok(files.includes(f), `${f} is packaged`);
     for (const f of fs.readdirSync(path.join(ROOT, 'media'))) assert.ok(files.includes(`media/${f}`), `media/${f} is packaged`);
     // The packaged copies are the built ones, byte for byte.
-    for (const f of ['dist/extension.js', 'dist/worker.js', 'dist/web/extension.js', 'dist/web/worker.js', 'dist/webview.js', ...wasm]) {
+    for (const f of ['dist/extension.js', 'dist/worker.js', 'dist/worker-main.js', 'dist/web/extension.js', 'dist/web/worker.js', 'dist/webview.js', ...wasm]) {
       const e = entries.find((x) => x.name === `extension/${f}`)!;
       assert.ok(zipRead(zip, e).equals(fs.readFileSync(path.join(ROOT, f))), `${f} matches the build`);
     }

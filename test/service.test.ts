@@ -11,7 +11,9 @@
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { analyzeSource, clearCaches } from '../src/core/analyze';
@@ -171,11 +173,11 @@ describe('analysis service (the editor analyses off its thread)', function () {
     none.dispose();
   });
 
-  it('the desktop worker (dist/worker.js, a Node worker thread) gives the same reports as this thread', async function () {
-    const script = path.join(ROOT, 'dist', 'worker.js');
-    if (!fs.existsSync(script)) this.skip();
-    const start: StartService = () => {
-      const w = new Worker(script);
+  /** Starts dist/worker.js as the desktop extension does (src/desktop/extension.ts), with `workerData`. */
+  const desktopWorker =
+    (workerData: { codeCache?: string } = {}): StartService =>
+    () => {
+      const w = new Worker(path.join(ROOT, 'dist', 'worker.js'), { workerData });
       const failures: ((why: string) => void)[] = [];
       w.on('error', (e) => failures.forEach((f) => f(e.message)));
       const h: ServiceHandle = {
@@ -186,7 +188,10 @@ describe('analysis service (the editor analyses off its thread)', function () {
       };
       return h;
     };
-    const client = new AnalysisClient({ starters: [start], readWasm });
+
+  it('the desktop worker (dist/worker.js, a Node worker thread) gives the same reports as this thread', async function () {
+    if (!fs.existsSync(path.join(ROOT, 'dist', 'worker.js'))) this.skip();
+    const client = new AnalysisClient({ starters: [desktopWorker()], readWasm });
     try {
       for (const lang of ['triton', 'cuda', 'wgsl'] as Language[]) {
         const text = fixtureFile(ROOT, lang, 400);
@@ -198,6 +203,74 @@ describe('analysis service (the editor analyses off its thread)', function () {
       assert.equal(client.kind, 'worker');
     } finally {
       client.dispose();
+    }
+  });
+
+  it("the desktop worker keeps V8's code cache of its bundle: written after its first report of each language, used by the next worker, replaced when made from another bundle or refused by V8", async function () {
+    const main = path.join(ROOT, 'dist', 'worker-main.js');
+    if (!fs.existsSync(main)) this.skip();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-worker-cache-'));
+    // A folder not there yet: the worker makes it (VS Code's global storage folder may not exist).
+    const cache = path.join(dir, 'storage', 'worker.v8cache');
+    const digest = createHash('sha256').update(fs.readFileSync(main, 'utf8')).digest();
+    const labelOf = (file: Buffer): string => file.subarray(33, 33 + file[32]).toString('latin1');
+    const mtime = (): number | undefined => (fs.existsSync(cache) ? fs.statSync(cache).mtimeMs : undefined);
+    /** One new worker's analyses of `langs`' files: what it says of the cache, its reports, and the cache file after each. */
+    const worker = async (langs: Language[] = ['triton']): Promise<{ said: string[]; reports: unknown[]; files: (Buffer | undefined)[] }> => {
+      const said: string[] = [];
+      const log = { info: (m: string) => void (m.includes('code cache') && said.push(m)), warn: () => undefined, error: () => undefined };
+      const client = new AnalysisClient({ starters: [desktopWorker({ codeCache: cache })], readWasm, log });
+      const reports: unknown[] = [];
+      const files: (Buffer | undefined)[] = [];
+      try {
+        for (const lang of langs) {
+          const before = mtime();
+          const text = fixtureFile(ROOT, lang, 300);
+          const r = await client.analyse({ doc: lang, supersede: true, text, options: { gpu: H100, path: `worker/cache.${EXT[lang]}`, language: lang } }).promise;
+          reports.push(content(r));
+          // A worker writes right after posting the report: wait up to 2 s for a new file (none comes when the cache holds the language).
+          for (let i = 0; i < 40 && mtime() === before; i++) await new Promise((res) => setTimeout(res, 50));
+          files.push(fs.existsSync(cache) ? fs.readFileSync(cache) : undefined);
+        }
+        return { said, reports, files };
+      } finally {
+        client.dispose();
+      }
+    };
+    try {
+      const first = await worker();
+      assert.deepEqual(first.said, ['analysis service: code cache none']);
+      const made = first.files[0];
+      assert.ok(made && made.length > 10_000 && made.subarray(0, 32).equals(digest), 'a cache of this bundle was written');
+      assert.equal(labelOf(made), 'triton');
+      // The next worker uses it, reports the same, and writes again only for a language the cache was not made with.
+      const second = await worker(['triton', 'cuda']);
+      assert.deepEqual(second.said, ['analysis service: code cache used']);
+      assert.deepEqual(second.reports[0], first.reports[0]);
+      assert.ok(second.files[0]?.equals(made), 'a cache that holds the language is not written again');
+      assert.equal(labelOf(second.files[1]!), 'cuda,triton');
+      assert.ok(second.files[1]!.subarray(0, 32).equals(digest));
+      assert.deepEqual((await worker(['cuda'])).said, ['analysis service: code cache used']);
+      // Made from another bundle (another digest): not used, replaced.
+      fs.writeFileSync(cache, Buffer.concat([Buffer.alloc(32, 7), made.subarray(32)]));
+      const other = await worker();
+      assert.deepEqual(other.said, ['analysis service: code cache none']);
+      assert.deepEqual(other.reports, first.reports);
+      assert.ok(other.files[0]?.subarray(0, 32).equals(digest) && labelOf(other.files[0]) === 'triton', 'replaced by one of this bundle');
+      // This bundle's digest but data V8 refuses (another V8 would write such a file): not used, replaced.
+      fs.writeFileSync(cache, Buffer.concat([digest, Buffer.from([0]), Buffer.alloc(4096, 1)]));
+      const refused = await worker();
+      assert.deepEqual(refused.said, ['analysis service: code cache rejected']);
+      assert.deepEqual(refused.reports, first.reports);
+      assert.ok(refused.files[0] && refused.files[0].length > 10_000 && labelOf(refused.files[0]) === 'triton');
+      // Cut short inside its label: not a cache.
+      fs.writeFileSync(cache, Buffer.concat([digest, Buffer.from([200]), Buffer.from('triton')]));
+      assert.deepEqual((await worker()).said, ['analysis service: code cache none']);
+      assert.deepEqual((await worker()).said, ['analysis service: code cache used']);
+      // Only the cache is left in the folder (no partial files).
+      assert.deepEqual(fs.readdirSync(path.dirname(cache)), ['worker.v8cache']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

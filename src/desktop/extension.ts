@@ -10,11 +10,16 @@ import type * as vscode from 'vscode';
 import type { ServiceHandle, StartService } from '../extension/analysisClient';
 import type { FromService, ToService } from '../extension/analysisService';
 import { activateWith, IN_HOST_SERVICE } from '../extension/extension';
+import type { WorkerData } from './codeCacheHook';
 
-/** A worker thread running dist/worker.js. */
-export function nodeWorker(extensionPath: string): StartService {
+/**
+ * A worker thread running dist/worker.js; with `codeCache`, the file where
+ * it keeps V8's code cache of its bundle (./workerLaunch.ts).
+ */
+export function nodeWorker(extensionPath: string, codeCache?: string): StartService {
   return () => {
-    const w = new Worker(path.join(extensionPath, 'dist', 'worker.js'), { name: 'Roofline Lens analysis' });
+    const workerData: WorkerData = codeCache ? { codeCache } : {};
+    const w = new Worker(path.join(extensionPath, 'dist', 'worker.js'), { name: 'Roofline Lens analysis', workerData });
     const failures: ((why: string) => void)[] = [];
     w.on('error', (e) => failures.forEach((f) => f(e.message)));
     w.on('exit', (code) => failures.forEach((f) => f(`exited with code ${code}`)));
@@ -32,7 +37,9 @@ export function nodeWorker(extensionPath: string): StartService {
 }
 
 export function activate(context: vscode.ExtensionContext): void {
-  activateWith(context, [nodeWorker(context.extensionPath), IN_HOST_SERVICE]);
+  // One file: a cache made from another version's bundle is not used (its digest differs) and is replaced.
+  const codeCache = path.join(context.globalStorageUri.fsPath, 'worker.v8cache');
+  activateWith(context, [nodeWorker(context.extensionPath, codeCache), IN_HOST_SERVICE]);
 }
 
 export function deactivate(): void {

@@ -174,6 +174,7 @@ export class AnalysisClient {
     switch (m.type) {
       case 'ready':
         this.ready = true;
+        if (m.codeCache) this.opts.log?.info(`analysis service: code cache ${m.codeCache}`);
         break;
       case 'needWasm':
         this.opts.readWasm(m.name).then(

@@ -50,7 +50,8 @@ export type ToService =
   | { type: 'wasm'; name: WasmName; bytes?: Uint8Array; error?: string };
 
 export type FromService =
-  | { type: 'ready' }
+  /** `codeCache`: a desktop worker's bundle compiled from V8's code cache (src/desktop/workerLaunch.ts), for the log. */
+  | { type: 'ready'; codeCache?: 'used' | 'rejected' | 'none' }
   | { type: 'needWasm'; name: WasmName }
   | { type: 'kernels'; add: [slot: number, report: KernelReport][] }
   | { type: 'report'; id: number; doc: string; final: boolean; report: WireReport }

@@ -55,7 +55,7 @@ import type { Tree } from 'web-tree-sitter';
 import { parseSrcModule } from 'wesl/core';
 import { editInside, editNewline, editOutside, fixtureFile, type KernelSpan } from './fixtures';
 import { cudaFile, tritonFile, wgslFile } from './generate';
-import { hostSession, type HostMode } from './host';
+import { freshWorker, hostSession, type FreshWorkerRun, type HostMode } from './host';
 import { analyseInSlices } from '../../src/extension/sliced';
 import { WORKER_SLICES } from '../../src/extension/analysisService';
 
@@ -347,6 +347,55 @@ async function freshChild(lang: Language): Promise<void> {
   process.stdout.write(JSON.stringify({ parsersMs: t1 - t0, firstMs: t3 - t2, secondColdMs: t5 - t4, kernels: r.kernels.length }) + '\n');
 }
 
+/** In a child: one new desktop worker's first analysis of a fixtures file (1,000 lines), with the code cache in `cache` or none. */
+async function freshWorkerChild(lang: Language, cache: string): Promise<void> {
+  const text = fixtureFile(ROOT, lang, 1000);
+  const r = await freshWorker(DIST, text, { gpu: findGpu('h100-sxm')!, path: `fresh-worker.${EXT[lang]}`, language: lang }, cache === 'none' ? undefined : cache);
+  process.stdout.write(JSON.stringify(r) + '\n');
+}
+
+/**
+ * A new desktop worker, each in a new process (V8 shares compiled
+ * WebAssembly between the workers of one process), without and with the
+ * code cache a first worker wrote (src/desktop/workerLaunch.ts), in turn:
+ * the first lenses of a file opened in a new window.
+ */
+function freshWorkers(runs: number): string[] {
+  if (!fs.existsSync(path.join(DIST, 'worker-main.js'))) return [line('fresh worker', '', 'not built')];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-bench-cache-'));
+  const out: string[] = [];
+  try {
+    for (const lang of LANGS) {
+      const cache = path.join(dir, `${lang}.v8cache`);
+      const once = (arg: string): FreshWorkerRun | string => {
+        const res = spawnSync(process.execPath, [__filename, '--child-fresh-worker', lang, arg], { encoding: 'utf8' });
+        return res.status === 0 ? (JSON.parse(res.stdout.trim().split('\n').pop()!) as FreshWorkerRun) : `child failed: ${res.stderr.slice(0, 300)}`;
+      };
+      // The first worker writes the cache (after its first report, as in the editor).
+      const made = once(cache);
+      if (typeof made === 'string' || !fs.existsSync(cache)) return [line(`fresh worker ${lang}`, '', typeof made === 'string' ? made : 'no code cache written')];
+      const rows: Record<'none' | 'used', FreshWorkerRun[]> = { none: [], used: [] };
+      for (let r = 0; r < runs; r++)
+        for (const arg of ['none', cache]) {
+          const x = once(arg);
+          if (typeof x === 'string') return [line(`fresh worker ${lang}`, '', x)];
+          rows[x.codeCache === 'used' ? 'used' : 'none'].push(x);
+        }
+      for (const [kind, xs] of Object.entries(rows)) {
+        if (xs.length === 0) continue;
+        const label = `fresh worker ${lang} 1k (${xs[0].kernels} k), ${kind === 'used' ? 'cache' : 'no cache'}`;
+        out.push(line(label, 'ready', fmt(xs.map((x) => x.readyMs))));
+        out.push(line(label, 'first lenses', fmt(xs.map((x) => x.firstLensesMs))));
+        out.push(line(label, 'whole report', fmt(xs.map((x) => x.completeMs))));
+      }
+      out.push(line(`fresh worker ${lang} 1k`, 'code cache', `${Math.round(fs.statSync(cache).size / 1024)} KB`));
+    }
+    return out;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function fresh(runs: number): string[] {
   const out: string[] = [];
   for (const lang of LANGS) {
@@ -629,6 +678,7 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--child-fresh') return freshChild(argv[1] as Language);
   if (argv[0] === '--child-startup') return startupChild(argv[1]);
+  if (argv[0] === '--child-fresh-worker') return freshWorkerChild(argv[1] as Language, argv[2]);
   const opt = (name: string): string | undefined => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -642,7 +692,7 @@ async function main(): Promise<void> {
   if (only.has('session')) print(await session(quick));
   if (only.has('floor')) print(await floor(runs));
   if (only.has('real')) print(await real(runs));
-  if (only.has('fresh')) print(fresh(Math.min(runs, 5)));
+  if (only.has('fresh')) print([...fresh(Math.min(runs, 5)), ...freshWorkers(Math.max(runs, 5))]);
   if (only.has('startup')) print(startup(runs));
   if (only.has('cli')) print(cli(Math.min(runs, 5)));
   if (only.has('corpus')) print(corpus(quick ? 1 : 3));

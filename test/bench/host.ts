@@ -102,9 +102,9 @@ export interface HostRun {
 
 export type HostMode = 'worker' | 'in-host' | 'synchronous (before)';
 
-function nodeWorker(script: string, meter: BlockMeter): StartService {
+function nodeWorker(script: string, meter: BlockMeter, workerData: { codeCache?: string } = {}): StartService {
   return () => {
-    const w = new Worker(script);
+    const w = new Worker(script, { workerData });
     const failures: ((why: string) => void)[] = [];
     w.on('error', (e) => failures.forEach((f) => f(e.message)));
     const handle: ServiceHandle = {
@@ -205,4 +205,57 @@ export function hostSession(mode: HostMode, dist: string, options: AnalyzeOption
       if (!client) clearCaches();
     },
   };
+}
+
+/** A new desktop worker's first analysis, timed from the worker's start (the code cache: src/desktop/workerLaunch.ts). */
+export interface FreshWorkerRun {
+  /** The worker said it is ready. */
+  readyMs: number;
+  /** The first report with kernels (the first lenses). */
+  firstLensesMs: number;
+  completeMs: number;
+  kernels: number;
+  /** What the worker said of its code cache (`none` without one). */
+  codeCache: string;
+}
+
+/**
+ * Starts dist/worker.js as the desktop extension does (with `codeCache`, the
+ * file it keeps V8's code cache in) and has it analyse `text` with the lines
+ * an editor shows in the middle in focus; waits for the cache to be written
+ * when the worker makes one.
+ */
+export async function freshWorker(dist: string, text: string, options: AnalyzeOptions & { path: string; language: Language }, codeCache?: string): Promise<FreshWorkerRun> {
+  const meter = new BlockMeter();
+  const readWasm = (name: WasmName): Promise<Uint8Array> => fs.promises.readFile(path.join(dist, name));
+  let said = 'none';
+  const log = { info: (m: string) => void (m.startsWith('analysis service: code cache ') && (said = m.slice('analysis service: code cache '.length))), warn: () => undefined, error: () => undefined };
+  const t0 = performance.now();
+  let readyMs = -1;
+  const start = nodeWorker(path.join(dist, 'worker.js'), meter, codeCache ? { codeCache } : {});
+  const client = new AnalysisClient({
+    starters: [
+      () => {
+        const h = start();
+        return { ...h, port: { ...h.port, listen: (cb) => h.port.listen((m) => (m.type === 'ready' && (readyMs = performance.now() - t0), cb(m))) } };
+      },
+    ],
+    readWasm,
+    log,
+  });
+  const lines = text.split('\n').length;
+  let firstLensesMs = -1;
+  try {
+    const focus = { startLine: Math.floor(lines / 2), endLine: Math.floor(lines / 2) + 50 };
+    const running = client.analyse({ doc: options.path, supersede: true, text, options: { ...options, focus } }, (partial) => {
+      if (firstLensesMs < 0 && partial.kernels.length > 0) firstLensesMs = performance.now() - t0;
+    });
+    const report = await running.promise;
+    const completeMs = performance.now() - t0;
+    if (firstLensesMs < 0) firstLensesMs = completeMs;
+    if (codeCache && said !== 'used') for (let i = 0; i < 100 && !fs.existsSync(codeCache); i++) await new Promise((res) => setTimeout(res, 50));
+    return { readyMs, firstLensesMs, completeMs, kernels: report?.kernels.length ?? 0, codeCache: said };
+  } finally {
+    client.dispose();
+  }
 }
