@@ -3,7 +3,7 @@
 // E2E_RESULT once it finishes (written to a temporary name first, so readers never see half a file).
 const fs = require('fs');
 
-exports.activate = async function activate() {
+exports.activate = async function activate(context) {
   const suite = process.env.E2E_SUITE;
   const out = process.env.E2E_RESULT;
   if (!suite || !out) return;
@@ -11,7 +11,8 @@ exports.activate = async function activate() {
   let ok = false;
   let error;
   try {
-    await require(suite).run((line) => log.push(line));
+    // Where this host keeps extensions' global storage (the suite looks for Roofline Lens's worker cache there).
+    await require(suite).run((line) => log.push(line), { globalStorage: context.globalStorageUri.fsPath });
     ok = true;
   } catch (e) {
     error = String((e && e.stack) || e);

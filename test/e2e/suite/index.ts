@@ -413,17 +413,36 @@ const tests: Test[] = [
 ];
 
 /**
- * Runs every test; each result line goes to the console and to `report` (the
- * Node-host runner's log). Hosts that pass something else are ignored.
+ * The desktop extension's analysis worker writes V8's code cache of its
+ * bundle in the extension's global storage after its first whole report
+ * (src/desktop/workerLaunch.ts): there by now, since the tests above had
+ * files analysed. `globalStorage` is this host's storage folder of the
+ * runner extension; Roofline Lens's is beside it.
  */
-export async function run(report?: unknown): Promise<void> {
+function codeCacheTest(globalStorage: string): Test {
+  return [
+    "the desktop worker wrote its code cache in the extension's global storage",
+    async () => {
+      const cache = vscode.Uri.joinPath(vscode.Uri.file(globalStorage), '..', EXTENSION_ID, 'worker.v8cache');
+      const stat = await waitFor(cache.fsPath, async () => vscode.workspace.fs.stat(cache));
+      check(stat.size > 10_000, `${cache.fsPath} is ${stat.size} bytes`);
+    },
+  ];
+}
+
+/**
+ * Runs every test; each result line goes to the console and to `report` (the
+ * Node-host runner's log). Hosts that pass something else are ignored. The
+ * Node host also says where extensions keep their global storage (`host`).
+ */
+export async function run(report?: unknown, host?: { globalStorage?: string }): Promise<void> {
   const say = (line: string): void => {
     console.log(line);
     if (typeof report === 'function') report(line);
   };
   let passed = 0;
   let failed = 0;
-  for (const [name, body] of tests) {
+  for (const [name, body] of host?.globalStorage ? [...tests, codeCacheTest(host.globalStorage)] : tests) {
     const started = Date.now();
     try {
       await body();
