@@ -93,8 +93,6 @@ export class WgslState {
   readonly usedLengths = new Set<string>();
   wg: Expr[] = [num(1), num(1), num(1)];
   active: Expr = num(1);
-  /** Bumped at each binding added to `env` (a count of active invocations read before it is stale). */
-  private envVersion = 0;
   preds: ActivePred[] = [];
   frames: Frame[] = [];
   /** Depth of data-dependent branches around the current code. */
@@ -123,10 +121,7 @@ export class WgslState {
   bind(name: string, value: number | boolean, source: 'define' | 'launch' | 'user', detail: string): void {
     this.bindings.bind(name, value, source, detail);
     const v = this.bindings.num(name);
-    if (v !== undefined) {
-      this.env.set(name, v);
-      this.envVersion++;
-    }
+    if (v !== undefined) this.env.set(name, v);
   }
 
   /** Evaluates without emitting events (for a second look at an expression already counted). */
@@ -196,7 +191,6 @@ export class WgslState {
   // Active invocations
 
   pushPreds(preds: ActivePred[]): void {
-    this.counted.push({ length: this.preds.length, active: this.active, unroll: unrollKey(this.unrollEnv), env: this.envVersion });
     this.preds.push(...preds);
     this.recount();
   }
@@ -204,20 +198,8 @@ export class WgslState {
   restorePreds(length: number): void {
     if (this.preds.length === length) return;
     this.preds.length = length;
-    // The count of these predicates from before the push that went past them, if nothing it read has changed
-    // since (the bindings, the unrolled counters); its notes and loops to unroll were taken then.
-    let top = this.counted.pop();
-    while (top && top.length > length) top = this.counted.pop();
-    if (top && top.length === length && top.env === this.envVersion && top.unroll === unrollKey(this.unrollEnv)) {
-      this.active = top.active;
-      return;
-    }
-    if (top && top.length < length) this.counted.push(top);
     this.recount();
   }
-
-  /** The active count before each push of predicates, innermost last. */
-  private readonly counted: { length: number; active: Expr; unroll: string; env: number }[] = [];
 
   /** Recomputes the active invocations after the predicates changed. */
   private recount(): void {
@@ -232,12 +214,4 @@ export class WgslState {
     this.active = fallback.ok ? fallback.count : mul(...this.wg);
     this.notes.assume('laneUncountable');
   }
-}
-
-/** The unrolled loop counters' values, as a key. */
-function unrollKey(env: ReadonlyMap<string, number>): string {
-  if (env.size === 0) return '';
-  let key = '';
-  for (const [k, v] of env) key += `${k}=${v};`;
-  return key;
 }
