@@ -206,14 +206,16 @@ describe('analysis service (the editor analyses off its thread)', function () {
     }
   });
 
-  it("the desktop worker keeps V8's code cache of its bundle: written after its first report of each language, used by the next worker, replaced when made from another bundle or refused by V8", async function () {
+  it("the desktop worker keeps V8's code cache of its bundle: written after its first report of each language, used by the next worker, replaced when made from another bundle, damaged or refused by V8", async function () {
     const main = path.join(ROOT, 'dist', 'worker-main.js');
     if (!fs.existsSync(main)) this.skip();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-worker-cache-'));
     // A folder not there yet: the worker makes it (VS Code's global storage folder may not exist).
     const cache = path.join(dir, 'storage', 'worker.v8cache');
     const digest = createHash('sha256').update(fs.readFileSync(main, 'utf8')).digest();
-    const labelOf = (file: Buffer): string => file.subarray(33, 33 + file[32]).toString('latin1');
+    // The bundle's digest, the rest's, the label's length and the label, V8's data (src/node/codeCache.ts).
+    const labelOf = (file: Buffer): string => file.subarray(65, 65 + file[64]).toString('latin1');
+    const sealed = (rest: Buffer): Buffer => Buffer.concat([digest, createHash('sha256').update(rest).digest(), rest]);
     const mtime = (): number | undefined => (fs.existsSync(cache) ? fs.statSync(cache).mtimeMs : undefined);
     /** One new worker's analyses of `langs`' files: what it says of the cache, its reports, and the cache file after each. */
     const worker = async (langs: Language[] = ['triton']): Promise<{ said: string[]; reports: unknown[]; files: (Buffer | undefined)[] }> => {
@@ -257,14 +259,22 @@ describe('analysis service (the editor analyses off its thread)', function () {
       assert.deepEqual(other.said, ['analysis service: code cache none']);
       assert.deepEqual(other.reports, first.reports);
       assert.ok(other.files[0]?.subarray(0, 32).equals(digest) && labelOf(other.files[0]) === 'triton', 'replaced by one of this bundle');
-      // This bundle's digest but data V8 refuses (another V8 would write such a file): not used, replaced.
-      fs.writeFileSync(cache, Buffer.concat([digest, Buffer.from([0]), Buffer.alloc(4096, 1)]));
+      // Damaged on disk (one byte of V8's data changed; V8 itself would take it): not used, replaced.
+      const damaged = Buffer.from(made);
+      damaged[damaged.length >> 1] ^= 0xff;
+      fs.writeFileSync(cache, damaged);
+      const broken = await worker();
+      assert.deepEqual(broken.said, ['analysis service: code cache none']);
+      assert.deepEqual(broken.reports, first.reports);
+      assert.ok(broken.files[0]?.subarray(0, 32).equals(digest) && !broken.files[0].equals(damaged), 'replaced');
+      // Whole, of this bundle, but data V8 refuses (another V8 would write such a file): not used, replaced.
+      fs.writeFileSync(cache, sealed(Buffer.concat([Buffer.from([0]), Buffer.alloc(4096, 1)])));
       const refused = await worker();
       assert.deepEqual(refused.said, ['analysis service: code cache rejected']);
       assert.deepEqual(refused.reports, first.reports);
       assert.ok(refused.files[0] && refused.files[0].length > 10_000 && labelOf(refused.files[0]) === 'triton');
       // Cut short inside its label: not a cache.
-      fs.writeFileSync(cache, Buffer.concat([digest, Buffer.from([200]), Buffer.from('triton')]));
+      fs.writeFileSync(cache, sealed(Buffer.concat([Buffer.from([200]), Buffer.from('triton')])));
       assert.deepEqual((await worker()).said, ['analysis service: code cache none']);
       assert.deepEqual((await worker()).said, ['analysis service: code cache used']);
       // Only the cache is left in the folder (no partial files).

@@ -7,12 +7,15 @@
  * itself after its first analysis, in the extension's global storage (VS
  * Code's V8 is not the build's, and V8 rejects a cache of another version).
  *
- * A cache file is the SHA-256 of the bundle it was made from, a label
- * (one byte of length, then ASCII: what the run that wrote it had done, for
- * its caller), then V8's data. V8 checks a cache against its version, its flags and the source's
- * length only: a rebuilt bundle of the same length would otherwise run
- * another bundle's bytecode. A cache made from another bundle, one V8
- * rejects or none at all leaves the bundle compiled as usual: the cache is
+ * A cache file is the SHA-256 of the bundle it was made from, the SHA-256
+ * of the rest, a label (one byte of length, then ASCII: what the run that
+ * wrote it had done, for its caller), then V8's data. V8 checks a cache
+ * against its version, its flags and the source's length, and a release
+ * build of V8 not against a checksum of its data: a rebuilt bundle of the
+ * same length would otherwise run another bundle's bytecode, and a file
+ * damaged on disk would be deserialised as it is. A cache made from another
+ * bundle, a damaged one, one V8 rejects or none at all leaves the bundle
+ * compiled as usual: the cache is
  * an optimisation only. What runs is always the bundle at the fixed path the
  * caller names (beside its entry), never text from the user.
  */
@@ -22,8 +25,10 @@ import { Module } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 
-/** Bytes of the bundle's digest in front of V8's data. */
+/** Bytes of a SHA-256 digest (the bundle's, then the rest's, in front of the label and V8's data). */
 const DIGEST = 32;
+
+const sha256 = (data: string | Buffer): Buffer => createHash('sha256').update(data).digest();
 
 /**
  * What became of the cache: `used` (V8 took it), `rejected` (made from this
@@ -47,7 +52,7 @@ export interface CompiledBundle {
   save(file: string, label?: string): boolean;
 }
 
-/** The label and V8's data of the cache in `file` if it was made from the bundle of `digest`. */
+/** The label and V8's data of the cache in `file` if it was made from the bundle of `digest` and is whole. */
 function readCache(file: string | undefined, digest: Buffer): { label: string; data: Buffer } | undefined {
   if (file === undefined) return undefined;
   let bytes: Buffer;
@@ -56,15 +61,16 @@ function readCache(file: string | undefined, digest: Buffer): { label: string; d
   } catch {
     return undefined; // none yet
   }
-  if (bytes.length <= DIGEST + 1 || !bytes.subarray(0, DIGEST).equals(digest)) return undefined;
-  const end = DIGEST + 1 + bytes[DIGEST];
-  return bytes.length > end ? { label: bytes.subarray(DIGEST + 1, end).toString('latin1'), data: bytes.subarray(end) } : undefined;
+  const rest = bytes.subarray(2 * DIGEST);
+  if (rest.length < 2 || !bytes.subarray(0, DIGEST).equals(digest) || !bytes.subarray(DIGEST, 2 * DIGEST).equals(sha256(rest))) return undefined;
+  const end = 1 + rest[0];
+  return rest.length > end ? { label: rest.subarray(1, end).toString('latin1'), data: rest.subarray(end) } : undefined;
 }
 
 /** Compiles the bundle at `bundle` with the code cache in `cacheFile` when that holds one made from it. */
 export function compileBundle(bundle: string, cacheFile: string | undefined): CompiledBundle {
   const source = fs.readFileSync(bundle, 'utf8');
-  const digest = createHash('sha256').update(source).digest();
+  const digest = sha256(source);
   const cached = readCache(cacheFile, digest);
   const script = new vm.Script(Module.wrap(source), { filename: bundle, ...(cached ? { cachedData: cached.data } : {}) });
   const state: CodeCacheState = cached === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
@@ -87,7 +93,8 @@ export function compileBundle(bundle: string, cacheFile: string | undefined): Co
       const partial = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.part`;
       try {
         fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(partial, Buffer.concat([digest, Buffer.from([label.length]), Buffer.from(label, 'latin1'), script.createCachedData()]));
+        const rest = Buffer.concat([Buffer.from([label.length]), Buffer.from(label, 'latin1'), script.createCachedData()]);
+        fs.writeFileSync(partial, Buffer.concat([digest, sha256(rest), rest]));
         fs.renameSync(partial, file);
         return true;
       } catch {
