@@ -216,23 +216,23 @@ describe('analysis service (the editor analyses off its thread)', function () {
     // The bundle's digest, the rest's, the label's length and the label, V8's data (src/node/codeCache.ts).
     const labelOf = (file: Buffer): string => file.subarray(65, 65 + file[64]).toString('latin1');
     const sealed = (rest: Buffer): Buffer => Buffer.concat([digest, createHash('sha256').update(rest).digest(), rest]);
-    const mtime = (): number | undefined => (fs.existsSync(cache) ? fs.statSync(cache).mtimeMs : undefined);
+    const mtime = (file: string): number | undefined => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : undefined);
     /** One new worker's analyses of `langs`' files: what it says of the cache, its reports, and the cache file after each. */
-    const worker = async (langs: Language[] = ['triton']): Promise<{ said: string[]; reports: unknown[]; files: (Buffer | undefined)[] }> => {
+    const worker = async (langs: Language[] = ['triton'], codeCache = cache): Promise<{ said: string[]; reports: unknown[]; files: (Buffer | undefined)[] }> => {
       const said: string[] = [];
       const log = { info: (m: string) => void (m.includes('code cache') && said.push(m)), warn: () => undefined, error: () => undefined };
-      const client = new AnalysisClient({ starters: [desktopWorker({ codeCache: cache })], readWasm, log });
+      const client = new AnalysisClient({ starters: [desktopWorker({ codeCache })], readWasm, log });
       const reports: unknown[] = [];
       const files: (Buffer | undefined)[] = [];
       try {
         for (const lang of langs) {
-          const before = mtime();
+          const before = mtime(codeCache);
           const text = fixtureFile(ROOT, lang, 300);
           const r = await client.analyse({ doc: lang, supersede: true, text, options: { gpu: H100, path: `worker/cache.${EXT[lang]}`, language: lang } }).promise;
           reports.push(content(r));
           // A worker writes right after posting the report: wait up to 2 s for a new file (none comes when the cache holds the language).
-          for (let i = 0; i < 40 && mtime() === before; i++) await new Promise((res) => setTimeout(res, 50));
-          files.push(fs.existsSync(cache) ? fs.readFileSync(cache) : undefined);
+          for (let i = 0; i < 40 && mtime(codeCache) === before; i++) await new Promise((res) => setTimeout(res, 50));
+          files.push(fs.existsSync(codeCache) && fs.statSync(codeCache).isFile() ? fs.readFileSync(codeCache) : undefined);
         }
         return { said, reports, files };
       } finally {
@@ -279,6 +279,12 @@ describe('analysis service (the editor analyses off its thread)', function () {
       assert.deepEqual((await worker()).said, ['analysis service: code cache used']);
       // Only the cache is left in the folder (no partial files).
       assert.deepEqual(fs.readdirSync(path.dirname(cache)), ['worker.v8cache']);
+      // A folder that cannot be made (a file is in the way): no cache, the same reports, nothing else said.
+      const unwritable = await worker(['triton'], path.join(cache, 'worker.v8cache'));
+      assert.deepEqual(unwritable.said, ['analysis service: code cache none']);
+      assert.deepEqual(unwritable.reports, first.reports);
+      assert.deepEqual(unwritable.files, [undefined]);
+      assert.ok(fs.statSync(cache).isFile());
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

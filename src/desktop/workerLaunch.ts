@@ -9,8 +9,8 @@
  * the cache) compiles as usual and writes the cache after its first whole
  * analysis; a worker writes it again after the first whole analysis of a
  * language the cache was not made with, so that it holds the functions of
- * each language the user opens (src/node/codeCache.ts). Without `workerData` (tests, benchmarks)
- * no cache is read or written.
+ * each language the user opens (src/node/codeCache.ts). Without
+ * `workerData.codeCache` (tests, benchmarks) no cache is read or written.
  */
 import * as path from 'node:path';
 import { workerData } from 'node:worker_threads';

@@ -15,8 +15,8 @@
  * same length would otherwise run another bundle's bytecode, and a file
  * damaged on disk would be deserialised as it is. A cache made from another
  * bundle, a damaged one, one V8 rejects or none at all leaves the bundle
- * compiled as usual: the cache is
- * an optimisation only. What runs is always the bundle at the fixed path the
+ * compiled as usual: the cache is an optimisation only, and nothing here
+ * throws for it. What runs is always the bundle at the fixed path the
  * caller names (beside its entry), never text from the user.
  */
 import { createHash } from 'node:crypto';
@@ -33,7 +33,7 @@ const sha256 = (data: string | Buffer): Buffer => createHash('sha256').update(da
 /**
  * What became of the cache: `used` (V8 took it), `rejected` (made from this
  * bundle, but V8 would not take it: another V8 or flags), `none` (no file,
- * an unreadable one, or one made from another bundle).
+ * an unreadable or damaged one, or one made from another bundle).
  */
 export type CodeCacheState = 'used' | 'rejected' | 'none';
 
@@ -46,8 +46,9 @@ export interface CompiledBundle {
   /**
    * Writes V8's code cache of the bundle, with the functions compiled so far,
    * to `file` (its folder made if missing; written beside and renamed, so a
-   * reader never sees half a file), with `label` (up to 255 ASCII
-   * characters). False when it could not be written.
+   * reader never sees half a file), with `label` (up to 255 printable
+   * ASCII characters). False when it could not be written (or the label is
+   * not one).
    */
   save(file: string, label?: string): boolean;
 }
@@ -89,7 +90,7 @@ export function compileBundle(bundle: string, cacheFile: string | undefined): Co
       (script.runInThisContext() as (...args: unknown[]) => void).call(main.exports, main.exports, load, main, bundle, path.dirname(bundle));
     },
     save(file, label = '') {
-      if (label.length > 255 || !/^[\x20-\x7e]*$/.test(label)) throw new Error(`a code cache's label is up to 255 printable ASCII characters: ${label}`);
+      if (label.length > 255 || !/^[\x20-\x7e]*$/.test(label)) return false;
       const partial = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.part`;
       try {
         fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -98,7 +99,11 @@ export function compileBundle(bundle: string, cacheFile: string | undefined): Co
         fs.renameSync(partial, file);
         return true;
       } catch {
-        fs.rmSync(partial, { force: true });
+        try {
+          fs.rmSync(partial, { force: true });
+        } catch {
+          // a folder that cannot be written: nothing was left there
+        }
         return false;
       }
     },
