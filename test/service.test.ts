@@ -15,17 +15,17 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { analyzeSource, clearCaches } from '../src/core/analyze';
 import { findGpu } from '../src/core/gpus/catalog';
 import type { Language } from '../src/core/ir';
 import { parseCached, parseSlice, parseStats, type Parsers, type WasmName } from '../src/core/parsers';
 import type { FileReport, KernelReport } from '../src/core/report/types';
-import { AnalysisClient, inHostService, loopback, macrotask, type ServiceHandle, type StartService } from '../src/extension/analysisClient';
+import { AnalysisClient, inHostService, loopback, macrotask, type StartService } from '../src/extension/analysisClient';
 import { IN_HOST_SLICES, KERNELS_PER_MESSAGE, ReportDecoder, serveAnalyses, WORKER_SLICES, type FromService, type ToService } from '../src/extension/analysisService';
 import { fileLensItems } from '../src/extension/lensItems';
 import { headerTop, kernelLenses, loopLenses } from '../src/extension/present';
 import { analyseInSlices } from '../src/extension/sliced';
+import { nodeWorker } from '../src/desktop/nodeWorker';
 import { fixtureFile } from './bench/fixtures';
 import { tritonFile } from './bench/generate';
 import { loadParsers } from './check';
@@ -173,21 +173,8 @@ describe('analysis service (the editor analyses off its thread)', function () {
     none.dispose();
   });
 
-  /** Starts dist/worker.js as the desktop extension does (src/desktop/extension.ts), with `workerData`. */
-  const desktopWorker =
-    (workerData: { codeCache?: string } = {}): StartService =>
-    () => {
-      const w = new Worker(path.join(ROOT, 'dist', 'worker.js'), { workerData });
-      const failures: ((why: string) => void)[] = [];
-      w.on('error', (e) => failures.forEach((f) => f(e.message)));
-      const h: ServiceHandle = {
-        kind: 'worker',
-        port: { post: (m: ToService) => w.postMessage(m), listen: (cb: (m: FromService) => void) => void w.on('message', cb) },
-        onFailure: (cb) => failures.push(cb),
-        terminate: () => void w.terminate(),
-      };
-      return h;
-    };
+  /** Starts dist/worker.js as the desktop extension does (src/desktop/nodeWorker.ts), with `workerData`. */
+  const desktopWorker = (workerData: { codeCache?: string } = {}): StartService => nodeWorker(path.join(ROOT, 'dist', 'worker.js'), workerData.codeCache);
 
   it('the desktop worker (dist/worker.js, a Node worker thread) gives the same reports as this thread', async function () {
     if (!fs.existsSync(path.join(ROOT, 'dist', 'worker.js'))) this.skip();

@@ -15,12 +15,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import { nodeWorker } from '../../src/desktop/nodeWorker';
 import { analyzeSource, clearCaches, type AnalyzeOptions } from '../../src/core/analyze';
 import type { Language } from '../../src/core/ir';
 import { initParsers, loadGrammar, type WasmName } from '../../src/core/parsers';
 import type { FileReport } from '../../src/core/report/types';
-import { AnalysisClient, inHostService, macrotask, type ServiceHandle, type StartService } from '../../src/extension/analysisClient';
+import { AnalysisClient, inHostService, macrotask, type StartService } from '../../src/extension/analysisClient';
 import { IN_HOST_SLICES, type FromService, type ToService } from '../../src/extension/analysisService';
 import { fileLensItems } from '../../src/extension/lensItems';
 
@@ -102,21 +102,18 @@ export interface HostRun {
 
 export type HostMode = 'worker' | 'in-host' | 'synchronous (before)';
 
-function nodeWorker(script: string, meter: BlockMeter, workerData: { codeCache?: string } = {}): StartService {
+/** The desktop worker (src/desktop/nodeWorker.ts) with every message it sends and takes timed on this thread. */
+function timedWorker(script: string, meter: BlockMeter, codeCache?: string): StartService {
+  const start = nodeWorker(script, codeCache);
   return () => {
-    const w = new Worker(script, { workerData });
-    const failures: ((why: string) => void)[] = [];
-    w.on('error', (e) => failures.forEach((f) => f(e.message)));
-    const handle: ServiceHandle = {
-      kind: 'worker',
+    const h = start();
+    return {
+      ...h,
       port: {
-        post: (m: ToService) => meter.time(() => w.postMessage(m)),
-        listen: (cb: (m: FromService) => void) => void w.on('message', (m: FromService) => meter.time(() => cb(m))),
+        post: (m: ToService) => meter.time(() => h.port.post(m)),
+        listen: (cb: (m: FromService) => void) => h.port.listen((m) => meter.time(() => cb(m))),
       },
-      onFailure: (cb) => failures.push(cb),
-      terminate: () => void w.terminate(),
     };
-    return handle;
   };
 }
 
@@ -156,7 +153,7 @@ export function hostSession(mode: HostMode, dist: string, options: AnalyzeOption
   const client =
     mode === 'synchronous (before)'
       ? undefined
-      : new AnalysisClient({ starters: [mode === 'worker' ? nodeWorker(path.join(dist, 'worker.js'), meter) : timedInHost(meter)], readWasm });
+      : new AnalysisClient({ starters: [mode === 'worker' ? timedWorker(path.join(dist, 'worker.js'), meter) : timedInHost(meter)], readWasm });
   const gpuName = options.gpu.name;
   return {
     async analyse(text, focus) {
@@ -229,19 +226,22 @@ export async function freshWorker(dist: string, text: string, options: AnalyzeOp
   const meter = new BlockMeter();
   const readWasm = (name: WasmName): Promise<Uint8Array> => fs.promises.readFile(path.join(dist, name));
   let said = 'none';
-  const log = { info: (m: string) => void (m.startsWith('analysis service: code cache ') && (said = m.slice('analysis service: code cache '.length))), warn: () => undefined, error: () => undefined };
   const t0 = performance.now();
   let readyMs = -1;
-  const start = nodeWorker(path.join(dist, 'worker.js'), meter, codeCache ? { codeCache } : {});
+  const start = timedWorker(path.join(dist, 'worker.js'), meter, codeCache);
   const client = new AnalysisClient({
     starters: [
       () => {
         const h = start();
-        return { ...h, port: { ...h.port, listen: (cb) => h.port.listen((m) => (m.type === 'ready' && (readyMs = performance.now() - t0), cb(m))) } };
+        const ready = (m: FromService): void => {
+          if (m.type !== 'ready') return;
+          readyMs = performance.now() - t0;
+          said = m.codeCache ?? 'none';
+        };
+        return { ...h, port: { ...h.port, listen: (cb) => h.port.listen((m) => (ready(m), cb(m))) } };
       },
     ],
     readWasm,
-    log,
   });
   const lines = text.split('\n').length;
   let firstLensesMs = -1;
